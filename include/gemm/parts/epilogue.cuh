@@ -1,0 +1,69 @@
+#pragma once
+// Epilogues: write the accumulators to C as C = alpha * acc + beta * C.
+// Every element is bounds-checked on its own row and column. With beta == 0, C is never read,
+// so whatever C held before (NaN included) cannot leak into the result.
+#include <string>
+#include "../args.cuh"
+#include "../detail/vector.cuh"
+
+namespace gemm {
+
+namespace detail {
+
+template <bool kVectorStores>
+struct LinearCombination {
+  static std::string describe() { return kVectorStores ? "VectorEpilogue" : "ScalarEpilogue"; }
+
+  template <class T>
+  __device__ static T combine(T acc, T alpha, T beta, const T* c, bool read_c) {
+    return read_c ? alpha * acc + beta * *c : alpha * acc;
+  }
+
+  // kVec: C and ldc are 16-byte aligned (host-checked), so whole pieces may use vector access.
+  template <class T, class Shape, class Map, bool kVec, int FM, int FN>
+  __device__ static void run(const T (&acc)[FM][FN], const GemmArgs<T>& args, int m0, int n0, int r0, int c0) {
+    constexpr int P = kElemsPer16B<T>;
+    constexpr bool kVector = kVectorStores && kVec && Shape::TN % P == 0;
+    const bool read_c = args.beta != T(0);
+#pragma unroll
+    for (int gm = 0; gm < Map::kGroupsM; ++gm) {
+#pragma unroll
+      for (int tm = 0; tm < Shape::TM; ++tm) {
+        const int i = gm * Shape::TM + tm;
+        const int row = m0 + r0 + gm * Map::kGroupStrideM + tm;
+        if (row >= args.m) continue;
+        T* c_row = args.C + static_cast<long long>(row) * args.ldc;
+#pragma unroll
+        for (int gn = 0; gn < Map::kGroupsN; ++gn) {
+          const int col0 = n0 + c0 + gn * Map::kGroupStrideN;
+#pragma unroll
+          for (int p = 0; p < (kVector ? Shape::TN / P : 1); ++p) {
+            const int col = col0 + p * P;
+            if (kVector && col + P <= args.n) {
+              Vector<T, P> out;
+              if (read_c) out = *reinterpret_cast<const Vector<T, P>*>(c_row + col);
+#pragma unroll
+              for (int e = 0; e < P; ++e)
+                out.v[e] = combine(acc[i][gn * Shape::TN + p * P + e], args.alpha, args.beta, &out.v[e], read_c);
+              *reinterpret_cast<Vector<T, P>*>(c_row + col) = out;
+            } else {
+              constexpr int kRun = kVector ? P : Shape::TN;
+#pragma unroll
+              for (int e = 0; e < kRun; ++e) {
+                if (col + e >= args.n) break;
+                c_row[col + e] = combine(acc[i][gn * Shape::TN + p * P + e], args.alpha, args.beta, c_row + col + e, read_c);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+};
+
+}  // namespace detail
+
+using ScalarEpilogue = detail::LinearCombination<false>;  // one element per store
+using VectorEpilogue = detail::LinearCombination<true>;   // 16-byte loads/stores of C where aligned
+
+}  // namespace gemm

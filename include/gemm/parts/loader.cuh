@@ -1,0 +1,118 @@
+#pragma once
+// Loaders: how a tile moves from global to shared memory.
+//
+// A tile (R x C, row-major in global memory) is cut into chunks of V consecutive elements along c;
+// the block's threads take chunks round-robin, so neighbouring threads read neighbouring addresses
+// (coalesced). Elements outside the matrix are filled with zeros, so the math step never needs
+// to know where the matrix ends. A chunk moves one of two ways, and the pipeline picks which:
+//   fetch + store: global -> registers -> shared (lets a pipeline overlap the load with math);
+//   copy_async:    global -> shared directly with cp.async (sm_80+), no registers involved.
+#include <string>
+#include "../detail/cp_async.cuh"
+#include "../detail/vector.cuh"
+
+namespace gemm {
+
+// One element per access: what the tutorials start with. Works for any pointer and leading dimension.
+struct ScalarLoader {
+  static constexpr bool kRejectsMisaligned = false;
+  template <class T>
+  static constexpr int kWidth = 1;
+  static std::string describe() { return "ScalarLoader"; }
+};
+
+// What a vector loader does when a pointer or leading dimension is not 16-byte aligned.
+enum class Misaligned {
+  ScalarPath,  // run a second instantiation of the kernel that loads element by element
+  Reject,      // gemm::gemm() returns Status::MisalignedA/B/C (one kernel fewer to compile)
+};
+
+// 16-byte accesses (4 floats or 2 doubles) when A, B and C and their leading dimensions allow it.
+template <Misaligned OnMisaligned = Misaligned::ScalarPath>
+struct VectorLoader {
+  static constexpr bool kRejectsMisaligned = OnMisaligned == Misaligned::Reject;
+  template <class T>
+  static constexpr int kWidth = detail::kElemsPer16B<T>;
+  static std::string describe() {
+    return std::string("VectorLoader<16B,") + (kRejectsMisaligned ? "reject-misaligned>" : "scalar-path-if-misaligned>");
+  }
+};
+
+namespace detail {
+
+// Moves one R x C tile with kThreads threads, V elements per chunk, into shared layout Layout.
+// kVec: the pointers and leading dimensions are 16-byte aligned, so whole chunks may use vector access.
+template <class T, int R, int C, int V, int kThreads, class Layout, bool kVec>
+struct TileCopy {
+  static_assert(C % V == 0,
+                "Loader: the tile's contiguous extent (BK for A, BN for B) must be a multiple of the loader's "
+                "vector width (4 floats or 2 doubles for VectorLoader); change BK/BN or use ScalarLoader.");
+  static constexpr int kChunksPerRow = C / V;
+  static constexpr int kChunks = R * kChunksPerRow;
+  static constexpr int kIters = (kChunks + kThreads - 1) / kThreads;
+  static constexpr bool kExact = kChunks % kThreads == 0;
+  static constexpr bool kWholeChunks = kVec && V == kElemsPer16B<T>;
+  using Chunk = Vector<T, V>;
+
+  struct Regs {
+    Chunk chunk[kIters];
+  };
+
+  __device__ static bool live(int tid, int i) { return kExact || tid + i * kThreads < kChunks; }
+  __device__ static int row(int tid, int i) { return (tid + i * kThreads) / kChunksPerRow; }
+  __device__ static int col(int tid, int i) { return (tid + i * kThreads) % kChunksPerRow * V; }
+
+  // g: the tile's origin in global memory; rows x cols of the tile lie inside the matrix.
+  __device__ static void fetch(Regs& regs, const T* g, int ld, int rows, int cols, int tid) {
+#pragma unroll
+    for (int i = 0; i < kIters; ++i) {
+      if (!live(tid, i)) continue;
+      const int r = row(tid, i), c = col(tid, i);
+      const T* src = g + static_cast<long long>(r) * ld + c;
+      if (kWholeChunks && r < rows && c + V <= cols) {
+        regs.chunk[i] = *reinterpret_cast<const Chunk*>(src);
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) regs.chunk[i].v[e] = (r < rows && c + e < cols) ? src[e] : T(0);
+      }
+    }
+  }
+
+  __device__ static void store(const Regs& regs, T* s, int tid) {
+#pragma unroll
+    for (int i = 0; i < kIters; ++i) {
+      if (!live(tid, i)) continue;
+      const int r = row(tid, i), c = col(tid, i);
+      if constexpr (V == kElemsPer16B<T> && Layout::kVecAlongC) {
+        *reinterpret_cast<Chunk*>(s + Layout::offset(r, c)) = regs.chunk[i];
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) s[Layout::offset(r, c + e)] = regs.chunk[i].v[e];
+      }
+    }
+  }
+
+  __device__ static void copy_async(T* s, const T* g, int ld, int rows, int cols, int tid) {
+#pragma unroll
+    for (int i = 0; i < kIters; ++i) {
+      if (!live(tid, i)) continue;
+      const int r = row(tid, i), c = col(tid, i);
+      if constexpr (kWholeChunks && Layout::kVecAlongC) {
+        // One 16-byte copy; a chunk cut by the matrix edge copies its valid part and zero-fills the rest.
+        const int valid = r < rows ? min(max(cols - c, 0), V) : 0;
+        const T* src = valid > 0 ? g + static_cast<long long>(r) * ld + c : g;
+        cp_async<16>(s + Layout::offset(r, c), src, valid * static_cast<int>(sizeof(T)));
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const bool in = r < rows && c + e < cols;
+          const T* src = in ? g + static_cast<long long>(r) * ld + c + e : g;
+          cp_async<sizeof(T)>(s + Layout::offset(r, c + e), src, in ? static_cast<int>(sizeof(T)) : 0);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace detail
+}  // namespace gemm

@@ -1,0 +1,89 @@
+#pragma once
+// Pipelines: the k loop, i.e. how loading the next tile overlaps computing the current one.
+//
+// A pipeline drives a mainloop object that offers
+//   k_tiles                      number of BK steps
+//   fetch(regs, kt), store(regs, stage)   global -> registers -> shared stage
+//   copy_async(stage, kt)        global -> shared stage with cp.async
+//   compute(stage, acc)          math step over one stage
+#include <string>
+#include "../detail/cp_async.cuh"
+#include "../detail/describe.cuh"
+
+namespace gemm {
+
+// Load a tile, wait, compute, wait: the tutorials' shared-memory kernels. Nothing overlaps.
+struct SingleStage {
+  static constexpr int kStages = 1;
+  static constexpr int kMinArch = 0;
+  static std::string describe() { return "SingleStage"; }
+
+  template <class Mainloop, class Acc>
+  __device__ static void run(Mainloop& ml, Acc& acc) {
+    typename Mainloop::Regs regs;
+    for (int kt = 0; kt < ml.k_tiles; ++kt) {
+      ml.fetch(regs, kt);
+      ml.store(regs, 0);
+      __syncthreads();
+      ml.compute(0, acc);
+      __syncthreads();  // nobody overwrites the stage while others still read it
+    }
+  }
+};
+
+// Two shared buffers: the next tile is fetched into registers while the current one computes,
+// then stored into the other buffer. One barrier per k step instead of two.
+struct RegisterDoubleBuffer {
+  static constexpr int kStages = 2;
+  static constexpr int kMinArch = 0;
+  static std::string describe() { return "RegisterDoubleBuffer"; }
+
+  template <class Mainloop, class Acc>
+  __device__ static void run(Mainloop& ml, Acc& acc) {
+    typename Mainloop::Regs regs;
+    if (ml.k_tiles == 0) return;
+    ml.fetch(regs, 0);
+    ml.store(regs, 0);
+    __syncthreads();
+    for (int kt = 0; kt < ml.k_tiles; ++kt) {
+      const bool more = kt + 1 < ml.k_tiles;
+      if (more) ml.fetch(regs, kt + 1);  // global loads in flight during the math below
+      ml.compute(kt & 1, acc);
+      // The other buffer was last read in step kt-1, which every thread finished before the barrier.
+      if (more) ml.store(regs, (kt + 1) & 1);
+      __syncthreads();
+    }
+  }
+};
+
+// Stages shared buffers filled by cp.async, Stages-1 tiles ahead of the math (sm_80 and newer).
+// The copies need no registers and no thread waits on them until their tile is due.
+template <int Stages>
+struct CpAsyncMultiStage {
+  static_assert(Stages >= 2, "CpAsyncMultiStage: needs at least 2 stages (one computing, one loading).");
+  static constexpr int kStages = Stages;
+  static constexpr int kMinArch = 80;
+  static std::string describe() { return detail::templated("CpAsyncMultiStage", Stages); }
+
+  template <class Mainloop, class Acc>
+  __device__ static void run(Mainloop& ml, Acc& acc) {
+#pragma unroll
+    for (int s = 0; s < Stages - 1; ++s) {
+      if (s < ml.k_tiles) ml.copy_async(s, s);
+      detail::cp_async_commit();  // empty groups keep the group count uniform
+    }
+    int compute_stage = 0, load_stage = Stages - 1;
+    for (int kt = 0; kt < ml.k_tiles; ++kt) {
+      detail::cp_async_wait<Stages - 2>();  // tile kt has landed (for this thread) ...
+      __syncthreads();                      // ... and for every thread; stage kt-1 is free again
+      if (kt + Stages - 1 < ml.k_tiles) ml.copy_async(load_stage, kt + Stages - 1);
+      detail::cp_async_commit();
+      ml.compute(compute_stage, acc);
+      compute_stage = compute_stage + 1 == Stages ? 0 : compute_stage + 1;
+      load_stage = load_stage + 1 == Stages ? 0 : load_stage + 1;
+    }
+    detail::cp_async_wait<0>();
+  }
+};
+
+}  // namespace gemm

@@ -1,0 +1,58 @@
+#pragma once
+// gemm::Status: what gemm::gemm() returns instead of throwing.
+#include <cuda_runtime.h>
+
+namespace gemm {
+
+enum class Status {
+  Success,
+  InvalidSize,                 // m, n or k is negative
+  InvalidLeadingDimensionA,    // lda < max(1, k)
+  InvalidLeadingDimensionB,    // ldb < max(1, n)
+  InvalidLeadingDimensionC,    // ldc < max(1, n)
+  NullPointerA,                // A is null although k > 0 and alpha != 0
+  NullPointerB,
+  NullPointerC,                // C is null although m > 0 and n > 0
+  MisalignedA,                 // A or lda violates the alignment the policy's loads need
+  MisalignedB,
+  MisalignedC,
+  NoDevice,                    // no usable CUDA device (or driver)
+  UnsupportedArchitecture,     // the device is older than the policy needs, or the binary has no code for it
+  SharedMemoryTooLarge,        // the policy's tile needs more shared memory than the device gives one block
+  CudaError,                   // a CUDA runtime call failed before the launch (see last_cuda_error())
+  LaunchFailed,                // the kernel launch itself failed (see last_cuda_error())
+};
+
+constexpr const char* to_string(Status s) {
+  switch (s) {
+    case Status::Success: return "success";
+    case Status::InvalidSize: return "invalid size: m, n and k must be >= 0";
+    case Status::InvalidLeadingDimensionA: return "invalid leading dimension: lda must be >= max(1, k) for row-major A";
+    case Status::InvalidLeadingDimensionB: return "invalid leading dimension: ldb must be >= max(1, n) for row-major B";
+    case Status::InvalidLeadingDimensionC: return "invalid leading dimension: ldc must be >= max(1, n) for row-major C";
+    case Status::NullPointerA: return "null pointer: A is needed when k > 0 and alpha != 0";
+    case Status::NullPointerB: return "null pointer: B is needed when k > 0 and alpha != 0";
+    case Status::NullPointerC: return "null pointer: C is needed when m > 0 and n > 0";
+    case Status::MisalignedA: return "misaligned A: the pointer or lda does not meet the policy's alignment (see the policy's describe())";
+    case Status::MisalignedB: return "misaligned B: the pointer or ldb does not meet the policy's alignment (see the policy's describe())";
+    case Status::MisalignedC: return "misaligned C: the pointer or ldc does not meet the policy's alignment (see the policy's describe())";
+    case Status::NoDevice: return "no usable CUDA device";
+    case Status::UnsupportedArchitecture: return "unsupported architecture: the device is older than the policy needs, or the binary holds no code for it";
+    case Status::SharedMemoryTooLarge: return "the policy's tile needs more shared memory per block than the device allows";
+    case Status::CudaError: return "a CUDA runtime call failed (see gemm::last_cuda_error())";
+    case Status::LaunchFailed: return "the kernel launch failed (see gemm::last_cuda_error())";
+  }
+  return "unknown status";
+}
+
+namespace detail {
+inline cudaError_t& last_cuda_error_slot() {
+  thread_local cudaError_t err = cudaSuccess;
+  return err;
+}
+}  // namespace detail
+
+// The CUDA error behind the last CudaError / LaunchFailed / NoDevice status on this thread.
+inline cudaError_t last_cuda_error() { return detail::last_cuda_error_slot(); }
+
+}  // namespace gemm
