@@ -9,6 +9,7 @@
 //     static const char* name() { return "MyPolicy"; }
 //   };
 #include <string>
+#include <type_traits>
 #include "detail/launch.cuh"
 #include "kernel/direct_kernel.cuh"
 #include "kernel/tiled_kernel.cuh"
@@ -44,7 +45,7 @@ struct DirectPolicy {
   template <class T>
   static Status launch(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     const long long blocks = detail::ceil_div(args.m, 32) * detail::ceil_div(args.n, 32);
-    return detail::launch_kernel(&detail::direct_gemm_kernel<T, Mapping>, blocks, 1024, 0, stream, dev, args);
+    return detail::launch_kernel<&detail::direct_gemm_kernel<T, Mapping>>(blocks, 1024, 0, stream, dev, args);
   }
 };
 
@@ -104,17 +105,17 @@ struct TiledPolicy {
     if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
     if (Cfg::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
     const long long blocks = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN);
-    auto run = [&](auto kernel) {
-      return detail::launch_kernel(kernel, blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args);
+    auto run = [&](auto aligned) {
+      return detail::launch_kernel<&detail::tiled_gemm_kernel<T, Cfg, decltype(aligned)::value>>(
+          blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args);
     };
     // Only vector loaders need the aligned/unaligned pair; a rejecting loader never sees misaligned input.
     if constexpr (Cfg::kLoadWidth == 1) {
-      return run(&detail::tiled_gemm_kernel<T, Cfg, false>);
+      return run(std::false_type{});
     } else if constexpr (Loader::kRejectsMisaligned) {
-      return run(&detail::tiled_gemm_kernel<T, Cfg, true>);
+      return run(std::true_type{});
     } else {
-      return detail::all_vector_aligned(args) ? run(&detail::tiled_gemm_kernel<T, Cfg, true>)
-                                              : run(&detail::tiled_gemm_kernel<T, Cfg, false>);
+      return detail::all_vector_aligned(args) ? run(std::true_type{}) : run(std::false_type{});
     }
   }
 };

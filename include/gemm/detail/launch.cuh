@@ -97,19 +97,20 @@ inline Status query_device(DeviceInfo& info) {
 
 // Once per device and kernel: confirm the binary holds code for this device and raise the
 // dynamic shared-memory limit where the kernel needs more than the default 48 KB.
-template <class Kernel>
-Status prepare_kernel(Kernel* kernel, int smem_bytes, const DeviceInfo& dev) {
+// Templated on the kernel itself, so every kernel keeps its own record.
+template <auto Kernel>
+Status prepare_kernel(int smem_bytes, const DeviceInfo& dev) {
   static std::atomic<unsigned long long> prepared{0};  // bit d: done for device d (d < 64)
   const unsigned long long bit = dev.device < 64 ? 1ull << dev.device : 0;
   if (bit && (prepared.load(std::memory_order_acquire) & bit)) return Status::Success;
   cudaFuncAttributes attr{};
-  cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+  cudaError_t err = cudaFuncGetAttributes(&attr, Kernel);
   if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
     cudaGetLastError();
     return record(err, Status::UnsupportedArchitecture);
   }
   if (err == cudaSuccess && smem_bytes > 48 * 1024)
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+    err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
   if (err != cudaSuccess) {
     cudaGetLastError();
     return record(err, Status::CudaError);
@@ -118,14 +119,14 @@ Status prepare_kernel(Kernel* kernel, int smem_bytes, const DeviceInfo& dev) {
   return Status::Success;
 }
 
-template <class Kernel, class T>
-Status launch_kernel(Kernel* kernel, long long blocks, int threads, int smem_bytes, cudaStream_t stream,
-                     const DeviceInfo& dev, const GemmArgs<T>& args) {
+template <auto Kernel, class T>
+Status launch_kernel(long long blocks, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
+                     const GemmArgs<T>& args) {
   if (blocks > INT_MAX) return Status::InvalidSize;  // more tiles than one grid can hold
-  const Status prepared = prepare_kernel(kernel, smem_bytes, dev);
+  const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
   if (prepared != Status::Success) return prepared;
   launch_counter().fetch_add(1, std::memory_order_relaxed);
-  kernel<<<static_cast<unsigned>(blocks), threads, smem_bytes, stream>>>(args);
+  Kernel<<<static_cast<unsigned>(blocks), threads, smem_bytes, stream>>>(args);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return record(err, Status::LaunchFailed);
   return Status::Success;

@@ -1,0 +1,4 @@
+// GPU correctness of preset::WarpTiled (one file per preset so the suite compiles in parallel).
+#include "check.cuh"
+
+GEMM_PRESET_GPU_TESTS(WarpTiled)

@@ -1,0 +1,134 @@
+// Behaviour that needs a device: statuses only a device can decide, BLAS edge semantics,
+// index arithmetic past 2^31 elements, and the default policy.
+#include <cmath>
+#include <limits>
+#include <vector>
+#include "check.cuh"
+
+namespace semantics_policies {
+
+// A pipeline that claims an architecture no device has: the call must refuse, not launch.
+struct FutureOnlyPipeline : gemm::SingleStage {
+  static constexpr int kMinArch = 1000;
+};
+struct FuturePolicy : gemm::TiledPolicy<gemm::TileShape<32, 32, 8, 4, 4>, gemm::BlockThreadMap, gemm::ScalarLoader,
+                                        gemm::SmemLayout<gemm::RowMajor<0>, gemm::RowMajor<0>>, FutureOnlyPipeline,
+                                        gemm::OuterProduct, gemm::ScalarEpilogue>,
+                      gemm::Named<FuturePolicy> {
+  static const char* name() { return "FuturePolicy"; }
+};
+
+// 16 stages of (132 x 32 + 32 x 128) floats: 532 KB, more than any GPU gives one block.
+struct HugeSmemPolicy
+    : gemm::TiledPolicy<gemm::TileShape<128, 128, 32, 8, 8>, gemm::BlockThreadMap, gemm::VectorLoader<>,
+                        gemm::SmemLayout<gemm::Transposed<4>, gemm::RowMajor<0>>, gemm::CpAsyncMultiStage<16>,
+                        gemm::OuterProduct, gemm::VectorEpilogue>,
+      gemm::Named<HugeSmemPolicy> {
+  static const char* name() { return "HugeSmemPolicy"; }
+};
+
+}  // namespace semantics_policies
+
+namespace {
+using semantics_policies::FuturePolicy;
+using semantics_policies::HugeSmemPolicy;
+
+template <class T>
+std::vector<T> read_back(const T* d, size_t n) {
+  std::vector<T> h(n);
+  REQUIRE(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("refusals decided on the device launch nothing and write nothing", "[gpu][semantics]") {
+  gemm_test::DeviceBuffer<float> a(64 * 64), b(64 * 64), c(64 * 64);
+  std::vector<float> ones(64 * 64, 1.0f);
+  CUDA_REQUIRE(cudaMemcpy(c.ptr, ones.data(), ones.size() * sizeof(float), cudaMemcpyHostToDevice));
+  const auto launches = gemm::kernel_launches();
+  CHECK(gemm::gemm<float, FuturePolicy>(64, 64, 64, 1.f, a.ptr, 64, b.ptr, 64, 0.f, c.ptr, 64) ==
+        gemm::Status::UnsupportedArchitecture);
+  CHECK(gemm::gemm<float, HugeSmemPolicy>(64, 64, 64, 1.f, a.ptr, 64, b.ptr, 64, 0.f, c.ptr, 64) ==
+        gemm::Status::SharedMemoryTooLarge);
+  CHECK(gemm::kernel_launches() == launches);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(read_back(c.ptr, ones.size()) == ones);
+}
+
+TEST_CASE("beta = 1 with k = 0 leaves C alone without launching; alpha = 0 scales C", "[gpu][semantics]") {
+  std::vector<float> h(12 * 7);
+  gemm_test::fill_random(h);
+  gemm_test::DeviceBuffer<float> c(h.size());
+  CUDA_REQUIRE(cudaMemcpy(c.ptr, h.data(), h.size() * sizeof(float), cudaMemcpyHostToDevice));
+  const auto launches = gemm::kernel_launches();
+  CHECK(gemm::gemm<float>(12, 7, 0, 3.f, nullptr, 1, nullptr, 7, 1.f, c.ptr, 7) == gemm::Status::Success);
+  CHECK(gemm::kernel_launches() == launches);
+  CHECK(gemm::gemm<float>(12, 7, 5, 0.f, nullptr, 5, nullptr, 7, -2.f, c.ptr, 7) == gemm::Status::Success);
+  CHECK(gemm::kernel_launches() == launches + 1);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  const auto out = read_back(c.ptr, h.size());
+  for (size_t i = 0; i < h.size(); ++i) CHECK(out[i] == -2.f * h[i]);
+}
+
+TEST_CASE("the default policy is the tuned preset and is correct", "[gpu][semantics]") {
+  CHECK(std::string(gemm::DefaultPolicy::name()) == "Tuned");
+  gemm_test::run_case<gemm::DefaultPolicy, float>(gemm_test::Case{300, 301, 302, 1.5, -0.5, 1, 2, 3});
+}
+
+namespace {
+
+// Element offsets beyond 2^31: three rows with a leading dimension of 2^30 + 8 put row 2 at
+// 2^31 + 16 elements. Only the rows used are filled and read back.
+template <class Policy, class T>
+void check_large_leading_dimensions() {
+  INFO(Policy::name());
+  const int m = 3, n = 5, k = 3;
+  const long long ld = (1ll << 30) + 8;
+  const size_t elems = static_cast<size_t>(2 * ld + 16);
+  T *A = nullptr, *B = nullptr, *C = nullptr;
+  if (cudaMalloc(&A, elems * sizeof(T)) != cudaSuccess || cudaMalloc(&B, elems * sizeof(T)) != cudaSuccess ||
+      cudaMalloc(&C, elems * sizeof(T)) != cudaSuccess) {
+    cudaFree(A), cudaFree(B), cudaFree(C);
+    cudaGetLastError();
+    WARN("SKIPPED large-leading-dimension check: could not allocate 3 x " << elems * sizeof(T) / (1 << 20) << " MiB");
+    return;
+  }
+  std::vector<T> a(m * k), b(k * n), c(m * n, gemm_test::sentinel<T>());
+  gemm_test::fill_random(a);
+  gemm_test::fill_random(b);
+  const int row_span = 8;  // n elements plus a few beyond, which must stay untouched
+  std::vector<T> poison(row_span, gemm_test::sentinel<T>());
+  for (int r = 0; r < 3; ++r) {
+    CUDA_REQUIRE(cudaMemcpy(A + r * ld, a.data() + r * k, k * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(B + r * ld, b.data() + r * n, n * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(C + r * ld, poison.data(), row_span * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  const gemm::Status s = gemm::gemm<T, Policy>(m, n, k, T(1), A, static_cast<int>(ld), B, static_cast<int>(ld), T(0), C,
+                                               static_cast<int>(ld));
+  INFO(gemm::to_string(s));
+  CHECK(s == gemm::Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  for (int r = 0; r < m; ++r) {
+    std::vector<T> row(row_span);
+    CUDA_REQUIRE(cudaMemcpy(row.data(), C + r * ld, row_span * sizeof(T), cudaMemcpyDeviceToHost));
+    for (int j = 0; j < n; ++j) {
+      double want = 0;
+      for (int p = 0; p < k; ++p) want += static_cast<double>(a[r * k + p]) * b[p * n + j];
+      CHECK(std::fabs(row[j] - want) <= 1e-5);
+    }
+    for (int j = n; j < row_span; ++j) CHECK(row[j] == gemm_test::sentinel<T>());
+  }
+  cudaFree(A), cudaFree(B), cudaFree(C);
+}
+
+template <class... P>
+void check_large_all(gemm::TypeList<P...>) {
+  (check_large_leading_dimensions<P, float>(), ...);
+}
+
+}  // namespace
+
+TEST_CASE("index arithmetic holds past 2^31 elements for every preset", "[gpu][semantics][large]") {
+  check_large_all(gemm::preset::All{});
+}
