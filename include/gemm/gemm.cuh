@@ -38,12 +38,7 @@ Status gemm(int m, int n, int k, T alpha, const T* A, int lda, const T* B, int l
   if (Status s = detail::query_device(dev); s != Status::Success) return s;
 
   // 3. No product term: C = beta * C (and nothing at all when beta == 1).
-  if (!detail::reads_ab(args)) {
-    if (beta == T(1)) return Status::Success;
-    const long long elems = static_cast<long long>(m) * n;
-    const long long blocks = detail::ceil_div(elems, 256) < 65536 ? detail::ceil_div(elems, 256) : 65536;
-    return detail::launch_kernel<&detail::scale_c_kernel<T>>(blocks, 256, 0, stream, dev, args);
-  }
+  if (!detail::reads_ab(args)) return detail::scale_c(args, dev, stream);
   return Policy::template launch<T>(args, dev, stream);
 }
 

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include "detail/launch.cuh"
 #include "kernel/direct_kernel.cuh"
+#include "kernel/scale_kernel.cuh"
 #include "kernel/tiled_kernel.cuh"
 #include "parts/epilogue.cuh"
 #include "parts/loader.cuh"
@@ -50,7 +51,7 @@ struct DirectPolicy {
 };
 
 template <class ShapeP, class ThreadMapP, class LoaderP, class LayoutP, class PipelineP, class MathP, class EpilogueP,
-          class RasterP = RowMajorRaster>
+          class RasterP = RowMajorRaster, class KSplitP = NoSplitK>
 struct TiledPolicy {
   using Shape = ShapeP;
   using ThreadMap = ThreadMapP;
@@ -60,6 +61,7 @@ struct TiledPolicy {
   using Math = MathP;
   using Epilogue = EpilogueP;
   using Raster = RasterP;
+  using KSplit = KSplitP;
 
   // The parts resolved for one element type: what the kernel template reads.
   template <class T>
@@ -71,6 +73,7 @@ struct TiledPolicy {
     using Math = MathP;
     using Epilogue = EpilogueP;
     using Raster = RasterP;
+    using KSplit = KSplitP;
     static constexpr int kThreads = Map::kThreads;
     static constexpr int kLoadWidth = LoaderP::template kWidth<T>;
     static constexpr int kSmemBytes = PipelineP::kStages * Tiles::kStageElems * static_cast<int>(sizeof(T));
@@ -82,7 +85,7 @@ struct TiledPolicy {
   static std::string parts() {
     return Shape::describe() + ", " + ThreadMap::describe() + ", " + Loader::describe() + ", " + Layout::describe() +
            ", " + Pipeline::describe() + ", " + Math::describe() + ", " + Epilogue::describe() + ", " +
-           Raster::describe();
+           Raster::describe() + (KSplit::kSplits > 1 ? ", " + KSplit::describe() : std::string());
   }
 
   template <class T>
@@ -104,7 +107,10 @@ struct TiledPolicy {
     using Cfg = Config<T>;
     if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
     if (Cfg::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
-    const long long blocks = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN);
+    const long long blocks = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN) * KSplit::kSplits;
+    if constexpr (KSplit::kSplits > 1) {  // slices add into C: apply beta first
+      if (Status s = detail::scale_c(args, dev, stream); s != Status::Success) return s;
+    }
     auto run = [&](auto aligned) {
       return detail::launch_kernel<&detail::tiled_gemm_kernel<T, Cfg, decltype(aligned)::value>>(
           blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args);

@@ -5,6 +5,7 @@
 // Alignment: every preset accepts any pointer aligned to its element type and any leading
 // dimension. Presets with VectorLoader<> run a scalar-load instantiation of the same kernel when
 // A, B or C (or lda, ldb, ldc) are not 16-byte aligned; nothing is rejected for alignment.
+#include <algorithm>
 #include "policy.cuh"
 #include "type_list.cuh"
 
@@ -91,12 +92,53 @@ struct MultiStage : TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 
   static const char* name() { return "MultiStage"; }
 };
 
-// The fastest fp32 composition measured on the H100 (sm_90); see docs/worklog.md.
-struct Tuned : TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
-                           SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue,
-                           SwizzledRaster<8>>,
-               Named<Tuned> {
+// Beyond the tutorials: the fastest compositions measured on the H100 (sm_90) by tools/autotune.cu,
+// picked per call by the shape of C. See docs/worklog.md for how each was chosen; on sm_80 the same
+// choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
+struct Tuned : Named<Tuned> {
+  // C with at least ~3/4 of a wave of 256x128 tiles: 8 warps of 64x64 (128 accumulators each), one
+  // block per SM, L2-friendly block order.
+  using Large = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, VectorLoader<>,
+                            SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+                            VectorEpilogue, SwizzledRaster<8>>;
+  // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs.
+  using Small = TiledPolicy<TileShape<64, 64, 8, 4, 4>, WarpThreadMap<32, 32, 2, 1>, VectorLoader<>,
+                            SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+                            VectorEpilogue, SwizzledRaster<8>>;
+  // m <= 16 with a long k: 16 x 128 tiles and 8 k slices; B is read once, memory-bound.
+  using Skinny = TiledPolicy<TileShape<16, 128, 16, 1, 8>, BlockThreadMap, VectorLoader<>,
+                             SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+                             VectorEpilogue, RowMajorRaster, SplitK<8>>;
+  // double: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
+  using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
+                             SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+                             VectorEpilogue, SwizzledRaster<8>>;
+
+  static constexpr int kMinArch = 0;
   static const char* name() { return "Tuned"; }
+  static std::string parts() {
+    return "float: large C {" + Large::parts() + "}; small C {" + Small::parts() + "}; m <= 16, k >= 1024 {" +
+           Skinny::parts() + "}; double {" + Double::parts() + "}";
+  }
+  template <class T>
+  static int smem_bytes() {
+    if constexpr (sizeof(T) == 8) return Double::smem_bytes<T>();
+    else return std::max({Large::smem_bytes<T>(), Small::smem_bytes<T>(), Skinny::smem_bytes<T>()});
+  }
+  template <class T>
+  static Status check_alignment(const GemmArgs<T>&) { return Status::Success; }  // all take the scalar path
+
+  template <class T>
+  static Status launch(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if constexpr (sizeof(T) == 8) {
+      return Double::launch<T>(args, dev, stream);
+    } else {
+      if (args.m <= 16 && args.k >= 1024) return Skinny::launch<T>(args, dev, stream);
+      const long long large_tiles = detail::ceil_div(args.m, 256) * detail::ceil_div(args.n, 128);
+      if (large_tiles >= 96) return Large::launch<T>(args, dev, stream);
+      return Small::launch<T>(args, dev, stream);
+    }
+  }
 };
 
 // Every preset, in tutorial order.

@@ -21,36 +21,53 @@ struct Mainloop {
 
   const GemmArgs<T>& args;
   T* smem;
-  int m0, n0, tid, r0, c0, k_tiles;
+  int m0, n0, tid, r0, c0;
+  int k0, k_len, k_tiles;  // this block's k range: [k0, k0 + k_len)
 
-  __device__ Mainloop(const GemmArgs<T>& args_, T* smem_, int m0_, int n0_)
+  __device__ Mainloop(const GemmArgs<T>& args_, T* smem_, int m0_, int n0_, int k0_, int k_len_)
       : args(args_), smem(smem_), m0(m0_), n0(n0_), tid(threadIdx.x),
-        r0(Cfg::Map::row(threadIdx.x)), c0(Cfg::Map::col(threadIdx.x)),
-        k_tiles((args_.k + Shape::BK - 1) / Shape::BK) {}
+        r0(Cfg::Map::row(threadIdx.x)), c0(Cfg::Map::col(threadIdx.x)), k0(k0_), k_len(k_len_),
+        k_tiles((k_len_ + Shape::BK - 1) / Shape::BK) {}
 
   __device__ T* stage_a(int s) const { return smem + s * Tiles::kStageElems; }
   __device__ T* stage_b(int s) const { return smem + s * Tiles::kStageElems + Tiles::kAElems; }
 
   // Tile kt of A is rows [m0, m0+BM) x cols [k0, k0+BK); of B, rows [k0, k0+BK) x cols [n0, n0+BN).
-  __device__ const T* a_tile(int kt) const { return args.A + static_cast<long long>(m0) * args.lda + kt * Shape::BK; }
+  __device__ const T* a_tile(int kt) const {
+    return args.A + static_cast<long long>(m0) * args.lda + k0 + kt * Shape::BK;
+  }
   __device__ const T* b_tile(int kt) const {
-    return args.B + static_cast<long long>(kt) * Shape::BK * args.ldb + n0;
+    return args.B + static_cast<long long>(k0 + kt * Shape::BK) * args.ldb + n0;
   }
   __device__ int rows_a() const { return min(Shape::BM, args.m - m0); }
   __device__ int cols_b() const { return min(Shape::BN, args.n - n0); }
-  __device__ int k_left(int kt) const { return min(Shape::BK, args.k - kt * Shape::BK); }
+  __device__ int k_left(int kt) const { return min(Shape::BK, k_len - kt * Shape::BK); }
+
+  // Every k step but a ragged last one is a whole BK deep: passing BK as a constant there lets the
+  // compiler drop the per-element k checks from the steady state.
+  __device__ bool whole_k_step(int kt) const { return (kt + 1) * Shape::BK <= k_len; }
 
   __device__ void fetch(Regs& regs, int kt) const {
-    CopyA::fetch(regs.a, a_tile(kt), args.lda, rows_a(), k_left(kt), tid);
-    CopyB::fetch(regs.b, b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
+    if (whole_k_step(kt)) {
+      CopyA::fetch(regs.a, a_tile(kt), args.lda, rows_a(), Shape::BK, tid);
+      CopyB::fetch(regs.b, b_tile(kt), args.ldb, Shape::BK, cols_b(), tid);
+    } else {
+      CopyA::fetch(regs.a, a_tile(kt), args.lda, rows_a(), k_left(kt), tid);
+      CopyB::fetch(regs.b, b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
+    }
   }
   __device__ void store(const Regs& regs, int s) const {
     CopyA::store(regs.a, stage_a(s), tid);
     CopyB::store(regs.b, stage_b(s), tid);
   }
   __device__ void copy_async(int s, int kt) const {
-    CopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), k_left(kt), tid);
-    CopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
+    if (whole_k_step(kt)) {
+      CopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), Shape::BK, tid);
+      CopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, Shape::BK, cols_b(), tid);
+    } else {
+      CopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), k_left(kt), tid);
+      CopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
+    }
   }
   template <class Acc>
   __device__ void compute(int s, Acc& acc) const {
@@ -58,6 +75,21 @@ struct Mainloop {
                                                                                                  acc, r0, c0);
   }
 };
+
+// Split-K epilogue: C += alpha * partial, after the host's beta * C pass.
+template <class T, class Shape, class Map, int FM, int FN>
+__device__ void atomic_accumulate(const T (&acc)[FM][FN], const GemmArgs<T>& args, int m0, int n0, int r0, int c0) {
+#pragma unroll
+  for (int i = 0; i < FM; ++i) {
+    const int row = m0 + r0 + (i / Shape::TM) * Map::kGroupStrideM + i % Shape::TM;
+    if (row >= args.m) continue;
+#pragma unroll
+    for (int j = 0; j < FN; ++j) {
+      const int col = n0 + c0 + (j / Shape::TN) * Map::kGroupStrideN + j % Shape::TN;
+      if (col < args.n) atomicAdd(args.C + static_cast<long long>(row) * args.ldc + col, args.alpha * acc[i][j]);
+    }
+  }
+}
 
 template <class T, class Cfg, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const GemmArgs<T> args) {
@@ -67,10 +99,18 @@ __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const GemmArg
 
   const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
   const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+  // With split-K, consecutive groups of tiles_m * tiles_n blocks take consecutive k slices.
+  const int tiles = tiles_m * tiles_n;
+  const int split = static_cast<int>(blockIdx.x) / tiles;
   int tile_m, tile_n;
-  Cfg::Raster::tile(blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+  Cfg::Raster::tile(static_cast<int>(blockIdx.x) - split * tiles, tiles_m, tiles_n, tile_m, tile_n);
+  constexpr int kSplits = Cfg::KSplit::kSplits;
+  const int k_per_split = kSplits == 1 ? args.k : ((args.k + kSplits - 1) / kSplits + Shape::BK - 1) / Shape::BK * Shape::BK;
+  const int k0 = split * k_per_split;
+  const int k_len = max(0, min(args.k - k0, k_per_split));
 
-  Mainloop<T, Cfg, kVec> ml(args, reinterpret_cast<T*>(smem_bytes), tile_m * Shape::BM, tile_n * Shape::BN);
+  Mainloop<T, Cfg, kVec> ml(args, reinterpret_cast<T*>(smem_bytes), tile_m * Shape::BM, tile_n * Shape::BN, k0,
+                            k_len);
 
   constexpr int FM = Map::kGroupsM * Shape::TM;
   constexpr int FN = Map::kGroupsN * Shape::TN;
@@ -81,7 +121,11 @@ __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const GemmArg
     for (int j = 0; j < FN; ++j) acc[i][j] = T(0);
 
   Cfg::Pipeline::run(ml, acc);
-  Cfg::Epilogue::template run<T, Shape, Map, kVec>(acc, args, ml.m0, ml.n0, ml.r0, ml.c0);
+  if constexpr (kSplits == 1) {
+    Cfg::Epilogue::template run<T, Shape, Map, kVec>(acc, args, ml.m0, ml.n0, ml.r0, ml.c0);
+  } else {
+    atomic_accumulate<T, Shape, Map>(acc, args, ml.m0, ml.n0, ml.r0, ml.c0);
+  }
 }
 
 }  // namespace gemm::detail

@@ -1,0 +1,145 @@
+// gemm_bench: every preset of gemm::preset::All against cuBLAS, same data,
+// same run. See print_usage() for the flags of our own; all Google Benchmark
+// flags (--benchmark_filter, --benchmark_out, ...) work as usual.
+#include "bench_common.cuh"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+void print_usage() {
+  std::printf(
+      "gemm_bench: every gemm preset and cuBLAS over a grid of shapes (Google Benchmark).\n"
+      "\n"
+      "Own flags (all Google Benchmark --benchmark_* flags work as usual):\n"
+      "  --gemm_full            the full grid: squares 128..8192, 1000^3, 4095x4097x4093,\n"
+      "                         16x4096x4096, 4096x4096x256, 128x8192x8192; float and double\n"
+      "                         (default: float 1024^3, 4096^3, 4095x4097x4093, 16x4096x4096;\n"
+      "                         double 1024^3)\n"
+      "  --gemm_shapes=MxNxK,.. run these shapes instead of the grid\n"
+      "  --gemm_types=float,double  only these types\n"
+      "  --gemm_repetitions=N   repetitions per benchmark; the median is reported (default 7)\n"
+      "  --gemm_batch_ms=X      minimum length of one timed batch of launches (default 2)\n"
+      "  --gemm_flow            only the whole-flow table (1024^3 fp32, host to host)\n"
+      "  --gemm_no_flow         skip the whole-flow table (it is skipped anyway when\n"
+      "                         --benchmark_filter is given)\n"
+      "  --gemm_flow_runs=N     runs per whole-flow median (default 20)\n"
+      "  --gemm_flow_out=PATH   also write the whole-flow numbers as JSON\n"
+      "  --gemm_help            this text\n");
+}
+
+bool starts_with(const char* s, const char* prefix) {
+  return std::strncmp(s, prefix, std::strlen(prefix)) == 0;
+}
+
+// "--name=value" -> value (or nullptr if arg is not --name=...).
+const char* value_of(const char* arg, const char* name) {
+  const std::size_t n = std::strlen(name);
+  if (std::strncmp(arg, name, n) == 0 && arg[n] == '=') return arg + n + 1;
+  return nullptr;
+}
+
+int to_int(const char* v, const char* flag) {
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (!*v || *end || x <= 0 || x > 1000000) {
+    std::fprintf(stderr, "gemm_bench: bad value '%s' for %s\n", v, flag);
+    std::exit(2);
+  }
+  return static_cast<int>(x);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gemm_bench;
+  Options opt;
+  std::vector<char*> rest;
+  rest.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    const char* a = argv[i];
+    const char* v = nullptr;
+    if (!starts_with(a, "--gemm_")) {
+      if (starts_with(a, "--benchmark_filter")) opt.filter_given = true;
+      if (starts_with(a, "--benchmark_list_tests") && !value_of(a, "--benchmark_list_tests"))
+        opt.list_only = true;
+      if ((v = value_of(a, "--benchmark_list_tests")))
+        opt.list_only = std::strcmp(v, "false") != 0 && std::strcmp(v, "0") != 0;
+      rest.push_back(argv[i]);
+    } else if (!std::strcmp(a, "--gemm_full")) {
+      opt.full = true;
+    } else if (!std::strcmp(a, "--gemm_flow")) {
+      opt.flow_only = true;
+    } else if (!std::strcmp(a, "--gemm_no_flow")) {
+      opt.no_flow = true;
+    } else if ((v = value_of(a, "--gemm_flow_out"))) {
+      opt.flow_out = v;
+    } else if ((v = value_of(a, "--gemm_flow_runs"))) {
+      opt.flow_runs = to_int(v, "--gemm_flow_runs");
+    } else if ((v = value_of(a, "--gemm_repetitions"))) {
+      opt.repetitions = to_int(v, "--gemm_repetitions");
+    } else if ((v = value_of(a, "--gemm_batch_ms"))) {
+      opt.batch_ms = std::atof(v);
+      if (!(opt.batch_ms > 0)) {
+        std::fprintf(stderr, "gemm_bench: bad value '%s' for --gemm_batch_ms\n", v);
+        return 2;
+      }
+    } else if ((v = value_of(a, "--gemm_shapes"))) {
+      opt.shapes = v;
+    } else if ((v = value_of(a, "--gemm_types"))) {
+      opt.types = v;
+    } else if (!std::strcmp(a, "--gemm_help")) {
+      print_usage();
+      return 0;
+    } else {
+      std::fprintf(stderr, "gemm_bench: unknown flag %s (see --gemm_help)\n", a);
+      return 2;
+    }
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  rest.push_back(nullptr);
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
+
+  int devices = 0;
+  const cudaError_t derr = cudaGetDeviceCount(&devices);
+  if ((derr != cudaSuccess || devices == 0) && !opt.list_only) {
+    std::fprintf(stderr, "gemm_bench: no CUDA device (%s)\n",
+                 derr != cudaSuccess ? cudaGetErrorString(derr) : "device count is 0");
+    return 1;
+  }
+
+  int rc = 0;
+  try {
+    for (const auto& [key, value] : context_entries(opt)) benchmark::AddCustomContext(key, value);
+    std::printf("gemm_bench on %s, mode %s\n", device_summary().c_str(), opt.mode().c_str());
+    std::fflush(stdout);
+
+    if (!opt.flow_only) {
+      register_benchmarks(opt);
+      if (!opt.list_only) global_warmup();
+      benchmark::RunSpecifiedBenchmarks();
+      release_workspace();
+      if (!opt.list_only) print_summary(opt);
+    }
+    const bool flow = opt.flow_only || (!opt.no_flow && !opt.filter_given && !opt.list_only);
+    if (flow) {
+      rc = run_flow(opt);
+    } else if (!opt.no_flow && opt.filter_given && !opt.list_only) {
+      std::printf("gemm_bench: whole-flow table skipped because --benchmark_filter was given "
+                  "(run it alone with --gemm_flow)\n");
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_bench: %s\n", e.what());
+    rc = 1;
+  }
+  release_workspace();
+  benchmark::Shutdown();
+  return rc;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Run the GPU test suite on a machine with a GPU (no CMake or Catch2 needed):
+#   1. build-gpu/test/gemm_gpu_tests                (stop here if it fails)
+#   2. compute-sanitizer --tool memcheck
+#   3. compute-sanitizer --tool racecheck --racecheck-report all
+#   4. compute-sanitizer --tool synccheck
+# then print a PASS/FAIL summary with timings; exits non-zero if a step failed.
+#
+#   scripts/run-gpu-suite.sh [build-dir]            # default: build-gpu
+#   GEMM_SANITIZER_ARGS='"[gemm]~[slow]"' scripts/run-gpu-suite.sh
+#
+# GEMM_SANITIZER_ARGS: extra arguments for the test binary under the sanitizers
+# (e.g. a Catch2 test filter); shell quoting is honoured, globbing is not.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${1:-}"
+if [ -z "$build_dir" ]; then
+  build_dir="$root/build-gpu"
+fi
+bin="$build_dir/test/gemm_gpu_tests"
+[ -x "$bin" ] || { echo "error: $bin not found; build it with scripts/build-gpu-suite.sh" >&2; exit 2; }
+
+extra=()
+if [ -n "${GEMM_SANITIZER_ARGS:-}" ]; then
+  set -f
+  eval "extra=(${GEMM_SANITIZER_ARGS})"
+  set +f
+fi
+
+sanitizer=""
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  sanitizer="$(command -v compute-sanitizer)"
+else
+  for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr/local/cuda-*; do
+    if [ -n "$d" ] && [ -x "$d/bin/compute-sanitizer" ]; then
+      sanitizer="$d/bin/compute-sanitizer"
+      break
+    fi
+  done
+fi
+
+names=() results=() times=()
+failed=0
+
+# run_step NAME COMMAND...
+run_step() {
+  local name="$1"; shift
+  echo
+  echo "=== $name: $*"
+  local t0 t1 rc
+  t0="$(date +%s.%N)"
+  "$@"
+  rc=$?
+  t1="$(date +%s.%N)"
+  names+=("$name")
+  times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')")
+  if [ "$rc" -eq 0 ]; then
+    results+=(PASS)
+  else
+    if [ "$rc" -eq 77 ]; then
+      echo "$name: exit code 77 (the test binary found no usable CUDA device)"
+    fi
+    results+=("FAIL (exit $rc)")
+    failed=1
+  fi
+  return "$rc"
+}
+
+summary() {
+  echo
+  echo "=== GPU suite summary ($bin)"
+  printf '%-12s %-20s %8s\n' step result seconds
+  local i
+  for i in "${!names[@]}"; do
+    printf '%-12s %-20s %8s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
+  done
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
+
+if ! run_step tests "$bin"; then
+  echo "gemm_gpu_tests failed; not running the sanitizers" >&2
+  summary
+  exit 1
+fi
+
+if [ -z "$sanitizer" ]; then
+  echo "error: compute-sanitizer not found (PATH, \$CUDA_HOME/bin, /usr/local/cuda/bin)" >&2
+  for step in memcheck racecheck synccheck; do
+    names+=("$step"); results+=("FAIL (no sanitizer)"); times+=("0.0")
+  done
+  failed=1
+else
+  run_step memcheck  "$sanitizer" --tool memcheck --error-exitcode 1 "$bin" "${extra[@]}"
+  run_step racecheck "$sanitizer" --tool racecheck --racecheck-report all --error-exitcode 1 "$bin" "${extra[@]}"
+  run_step synccheck "$sanitizer" --tool synccheck --error-exitcode 1 "$bin" "${extra[@]}"
+fi
+
+summary
+exit "$failed"
