@@ -30,10 +30,10 @@ using namespace gemm;
 // One candidate: tile, warp tile, stages, raster. All use VectorLoader, Transposed<4> A, cp.async
 // or register double buffering, the outer-product math and the vector epilogue.
 template <int BM, int BN, int BK, int WM, int WN, int WMI, int WNI, int TM, int TN, class Pipe, class Raster,
-          class ALayout = Transposed<4>>
+          class ALayout = Transposed<4>, class Math = OuterProduct>
 struct Candidate : TiledPolicy<TileShape<BM, BN, BK, TM, TN>, WarpThreadMap<WM, WN, WMI, WNI>, VectorLoader<>,
-                               SmemLayout<ALayout, RowMajor<0>>, Pipe, OuterProduct, VectorEpilogue, Raster>,
-                   Named<Candidate<BM, BN, BK, WM, WN, WMI, WNI, TM, TN, Pipe, Raster, ALayout>> {
+                               SmemLayout<ALayout, RowMajor<0>>, Pipe, Math, VectorEpilogue, Raster>,
+                   Named<Candidate<BM, BN, BK, WM, WN, WMI, WNI, TM, TN, Pipe, Raster, ALayout, Math>> {
   static const char* name() { return "candidate"; }
 };
 
@@ -46,33 +46,31 @@ using Swz = SwizzledRaster<G>;
 
 // The grid. 128x128 tiles give 2 blocks per SM at ~128 registers; 256x128 tiles with 64x64 warp tiles
 // give 1 block of 8 warps at ~230 registers (CUTLASS's SIMT shape).
+using K = OuterProductAlongK;
+template <int P>
+using RM = RowMajor<P>;
+
 using Grid = TypeList<
+    // The tutorial presets' compositions, for reference
     Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Cp<3>, Row>,            // = MultiStage
     Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Rb, Row>,               // = WarpTiled
-    Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<128, 128, 16, 32, 64, 2, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<128, 128, 16, 32, 64, 2, 2, 4, 4, Cp<4>, Swz<8>>,
-    Candidate<128, 128, 16, 32, 64, 2, 2, 4, 4, Rb, Swz<8>>,
-    Candidate<128, 128, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<128, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
+    // Large C: 8 warps of 64x64 (128 accumulators per thread), transposed A
     Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
-    Candidate<128, 256, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
+    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<2>, Swz<8>>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,      // = Tuned::Large
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<4>>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<16>>,
+    Candidate<256, 128, 32, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
     Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, TransposedSwizzled>,
-    Candidate<128, 128, 16, 32, 64, 2, 2, 4, 4, Cp<3>, Swz<8>, TransposedSwizzled>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Row>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<4>>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<16>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
-    Candidate<128, 256, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
-    Candidate<256, 128, 8, 64, 64, 2, 2, 8, 4, Rb, Swz<8>>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>, TransposedSwizzled>,
-    Candidate<128, 128, 8, 64, 32, 4, 1, 4, 4, Rb, Swz<8>>,
-    Candidate<64, 128, 8, 32, 64, 2, 2, 4, 4, Rb, Swz<8>>,
-    Candidate<64, 64, 8, 32, 32, 2, 1, 4, 4, Rb, Swz<8>>>;
+    Candidate<128, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
+    // Small C: 64x64 and 64x128 tiles
+    Candidate<64, 64, 8, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,  // = Tuned::Small
+    Candidate<64, 64, 8, 32, 32, 2, 1, 4, 4, Cp<3>, Swz<8>>,
+    Candidate<64, 128, 8, 32, 64, 8, 2, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,
+    Candidate<64, 64, 16, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>>;
 
 struct Shape {
   int m, n, k;

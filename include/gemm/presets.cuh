@@ -96,18 +96,28 @@ struct MultiStage : TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 
 // picked per call by the shape of C. See docs/worklog.md for how each was chosen; on sm_80 the same
 // choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 struct Tuned : Named<Tuned> {
-  // C with at least ~3/4 of a wave of 256x128 tiles: 8 warps of 64x64 (128 accumulators each), one
-  // block per SM, L2-friendly block order.
-  using Large = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, VectorLoader<>,
-                            SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+  // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
+  // a 3-stage cp.async pipeline 16 deep in k, L2-friendly block order. Aligned input only.
+  using Large = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
+                            VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
+                            CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>>;
+  // Large C, misaligned: element-wise copies cost less through registers than as 4-byte cp.async.
+  using LargeMisaligned = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, VectorLoader<>,
+                                      SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+                                      VectorEpilogue, SwizzledRaster<8>>;
+  // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile, 4 k slices.
+  using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
+                                  VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
+                                  CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>, SplitK<4>>;
+  // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs. A stays
+  // k-contiguous in shared memory, so 16-byte cp.async copies fill the pipeline.
+  using Small = TiledPolicy<TileShape<64, 64, 16, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
+                            SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncMultiStage<3>, OuterProductAlongK,
                             VectorEpilogue, SwizzledRaster<8>>;
-  // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs.
-  using Small = TiledPolicy<TileShape<64, 64, 8, 4, 4>, WarpThreadMap<32, 32, 2, 1>, VectorLoader<>,
-                            SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
-                            VectorEpilogue, SwizzledRaster<8>>;
-  // m <= 16 with a long k: 16 x 128 tiles and 8 k slices; B is read once, memory-bound.
-  using Skinny = TiledPolicy<TileShape<16, 128, 16, 1, 8>, BlockThreadMap, VectorLoader<>,
-                             SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+  // m <= 16 with a long k: 16 x 128 tiles and 8 k slices, so B is read once by 256+ blocks;
+  // a 4-stage cp.async pipeline keeps 48 KB of B in flight per block, since this shape is memory-bound.
+  using Skinny = TiledPolicy<TileShape<16, 128, 32, 1, 8>, BlockThreadMap, VectorLoader<>,
+                             SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncMultiStage<4>, OuterProduct,
                              VectorEpilogue, RowMajorRaster, SplitK<8>>;
   // double: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
   using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
@@ -117,25 +127,35 @@ struct Tuned : Named<Tuned> {
   static constexpr int kMinArch = 0;
   static const char* name() { return "Tuned"; }
   static std::string parts() {
-    return "float: large C {" + Large::parts() + "}; small C {" + Small::parts() + "}; m <= 16, k >= 1024 {" +
-           Skinny::parts() + "}; double {" + Double::parts() + "}";
+    return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
+           "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
+           "}; m <= 16, k >= 1024 {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
+           "}";
   }
   template <class T>
   static int smem_bytes() {
-    if constexpr (sizeof(T) == 8) return Double::smem_bytes<T>();
-    else return std::max({Large::smem_bytes<T>(), Small::smem_bytes<T>(), Skinny::smem_bytes<T>()});
+    if constexpr (sizeof(T) == 8)
+      return Double::smem_bytes<T>();
+    else
+      return std::max({Large::smem_bytes<T>(), LargeMisaligned::smem_bytes<T>(), Small::smem_bytes<T>(),
+                       Skinny::smem_bytes<T>()});
   }
   template <class T>
-  static Status check_alignment(const GemmArgs<T>&) { return Status::Success; }  // all take the scalar path
+  static Status check_alignment(const GemmArgs<T>&) { return Status::Success; }  // misaligned input has a path
 
   template <class T>
   static Status launch(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if constexpr (sizeof(T) == 8) {
       return Double::launch<T>(args, dev, stream);
     } else {
+      if (dev.arch < 80) return WarpTiled::launch<T>(args, dev, stream);  // no cp.async before sm_80
       if (args.m <= 16 && args.k >= 1024) return Skinny::launch<T>(args, dev, stream);
-      const long long large_tiles = detail::ceil_div(args.m, 256) * detail::ceil_div(args.n, 128);
-      if (large_tiles >= 96) return Large::launch<T>(args, dev, stream);
+      const bool aligned = detail::all_vector_aligned(args);
+      const long long large_tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 256);
+      if (large_tiles >= 96) {
+        return aligned ? Large::launch<T>(args, dev, stream) : LargeMisaligned::launch<T>(args, dev, stream);
+      }
+      if (aligned && args.k >= 2048 && large_tiles * 4 >= 96) return LargeSplitK::launch<T>(args, dev, stream);
       return Small::launch<T>(args, dev, stream);
     }
   }

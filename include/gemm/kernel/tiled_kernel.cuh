@@ -12,8 +12,19 @@ template <class T, class Cfg, bool kVec>
 struct Mainloop {
   using Shape = typename Cfg::Shape;
   using Tiles = typename Cfg::Tiles;
-  using CopyA = TileCopy<T, Shape::BM, Shape::BK, Cfg::kLoadWidth, Cfg::kThreads, typename Tiles::A, kVec>;
-  using CopyB = TileCopy<T, Shape::BK, Shape::BN, Cfg::kLoadWidth, Cfg::kThreads, typename Tiles::B, kVec>;
+  // Chunk widths. Misaligned input moves element by element, with neighbouring threads on neighbouring
+  // elements (coalesced). cp.async cannot transpose a 16-byte chunk, so a layout that scatters a chunk
+  // (transposed A) is filled element by element too: then a warp's 4-byte copies read 4 rows of 8
+  // consecutive k and write 32 different banks, instead of 16 rows and 2-way bank conflicts.
+  static constexpr int kFetchWidth = kVec ? Cfg::kLoadWidth : 1;
+  template <class Layout>
+  static constexpr int kAsyncWidth = kVec && Layout::kVecAlongC ? Cfg::kLoadWidth : 1;
+  using CopyA = TileCopy<T, Shape::BM, Shape::BK, kFetchWidth, Cfg::kThreads, typename Tiles::A, kVec>;
+  using CopyB = TileCopy<T, Shape::BK, Shape::BN, kFetchWidth, Cfg::kThreads, typename Tiles::B, kVec>;
+  using AsyncCopyA =
+      TileCopy<T, Shape::BM, Shape::BK, kAsyncWidth<typename Tiles::A>, Cfg::kThreads, typename Tiles::A, kVec>;
+  using AsyncCopyB =
+      TileCopy<T, Shape::BK, Shape::BN, kAsyncWidth<typename Tiles::B>, Cfg::kThreads, typename Tiles::B, kVec>;
   struct Regs {
     typename CopyA::Regs a;
     typename CopyB::Regs b;
@@ -62,11 +73,11 @@ struct Mainloop {
   }
   __device__ void copy_async(int s, int kt) const {
     if (whole_k_step(kt)) {
-      CopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), Shape::BK, tid);
-      CopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, Shape::BK, cols_b(), tid);
+      AsyncCopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), Shape::BK, tid);
+      AsyncCopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, Shape::BK, cols_b(), tid);
     } else {
-      CopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), k_left(kt), tid);
-      CopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
+      AsyncCopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), k_left(kt), tid);
+      AsyncCopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
     }
   }
   template <class Acc>
