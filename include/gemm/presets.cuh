@@ -114,11 +114,13 @@ struct Tuned : Named<Tuned> {
   using Small = TiledPolicy<TileShape<64, 64, 16, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
                             SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncMultiStage<3>, OuterProductAlongK,
                             VectorEpilogue, SwizzledRaster<8>>;
-  // m <= 16 with a long k: 16 x 128 tiles and 8 k slices, so B is read once by 256+ blocks;
-  // a 4-stage cp.async pipeline keeps 48 KB of B in flight per block, since this shape is memory-bound.
-  using Skinny = TiledPolicy<TileShape<16, 128, 32, 1, 8>, BlockThreadMap, VectorLoader<>,
+  // m <= 16 with a long k: memory-bound (B is read once), so the tile is 16 x 256 with each thread
+  // owning all 16 rows of 4 columns (every B value loaded from shared memory feeds 16 FMAs), 16 k
+  // slices give 256 blocks, and a 4-stage cp.async pipeline keeps 48 KB of B in flight per block.
+  // Aligned input only (misaligned skinny calls take the small-C path).
+  using Skinny = TiledPolicy<TileShape<16, 256, 16, 16, 4>, BlockThreadMap, VectorLoader<Misaligned::Reject>,
                              SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncMultiStage<4>, OuterProduct,
-                             VectorEpilogue, RowMajorRaster, SplitK<8>>;
+                             VectorEpilogue, RowMajorRaster, SplitK<16>>;
   // double: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
   using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
                              SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
@@ -129,7 +131,7 @@ struct Tuned : Named<Tuned> {
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
-           "}; m <= 16, k >= 1024 {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
+           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
            "}";
   }
   template <class T>
@@ -149,8 +151,8 @@ struct Tuned : Named<Tuned> {
       return Double::launch<T>(args, dev, stream);
     } else {
       if (dev.arch < 80) return WarpTiled::launch<T>(args, dev, stream);  // no cp.async before sm_80
-      if (args.m <= 16 && args.k >= 1024) return Skinny::launch<T>(args, dev, stream);
       const bool aligned = detail::all_vector_aligned(args);
+      if (aligned && args.m <= 16 && args.k >= 1024) return Skinny::launch<T>(args, dev, stream);
       const long long large_tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 256);
       if (large_tiles >= 96) {
         return aligned ? Large::launch<T>(args, dev, stream) : LargeMisaligned::launch<T>(args, dev, stream);
