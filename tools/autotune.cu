@@ -2,7 +2,7 @@
 // the same random data, checked against cuBLAS first, then ranked by the geometric mean of their
 // speed relative to cuBLAS over the shapes. Usage:
 //   autotune [--out results.md] [--reps N]
-// Build: part of the CMake tree (target gemm_autotune), or
+// Build: part of the CMake tree (target gemm_autotune, build/tools/gemm_autotune), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/autotune.cu -lcublas
 #include <algorithm>
 #include <cmath>

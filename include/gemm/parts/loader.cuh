@@ -58,9 +58,28 @@ struct TileCopy {
     Chunk chunk[kIters];
   };
 
+  // When the thread count is a multiple of the chunks per row, a thread keeps one column and steps
+  // down kRowStep rows per chunk, so its source addresses are one base plus i * (kRowStep * ld):
+  // one multiply-add per chunk in the k loop instead of a full 64-bit address computation.
+  static constexpr bool kFixedColumn = kThreads % kChunksPerRow == 0;
+  static constexpr int kRowStep = kFixedColumn ? kThreads / kChunksPerRow : 0;
+
   __device__ static bool live(int tid, int i) { return kExact || tid + i * kThreads < kChunks; }
-  __device__ static int row(int tid, int i) { return (tid + i * kThreads) / kChunksPerRow; }
-  __device__ static int col(int tid, int i) { return (tid + i * kThreads) % kChunksPerRow * V; }
+  __device__ static int row(int tid, int i) {
+    return kFixedColumn ? tid / kChunksPerRow + i * kRowStep : (tid + i * kThreads) / kChunksPerRow;
+  }
+  __device__ static int col(int tid, int i) {
+    return kFixedColumn ? tid % kChunksPerRow * V : (tid + i * kThreads) % kChunksPerRow * V;
+  }
+  // Where chunk i of this thread starts in global memory.
+  __device__ static const T* source(const T* g, int ld, int tid, int i) {
+    if constexpr (kFixedColumn) {
+      const T* base = g + static_cast<long long>(row(tid, 0)) * ld + col(tid, 0);
+      return base + static_cast<long long>(i) * (static_cast<long long>(kRowStep) * ld);
+    } else {
+      return g + static_cast<long long>(row(tid, i)) * ld + col(tid, i);
+    }
+  }
 
   // g: the tile's origin in global memory; rows x cols of the tile lie inside the matrix.
   __device__ static void fetch(Regs& regs, const T* g, int ld, int rows, int cols, int tid) {
@@ -68,7 +87,7 @@ struct TileCopy {
     for (int i = 0; i < kIters; ++i) {
       if (!live(tid, i)) continue;
       const int r = row(tid, i), c = col(tid, i);
-      const T* src = g + static_cast<long long>(r) * ld + c;
+      const T* src = source(g, ld, tid, i);
       if (kWholeChunks && r < rows && c + V <= cols) {
         regs.chunk[i] = *reinterpret_cast<const Chunk*>(src);
       } else {
@@ -100,13 +119,13 @@ struct TileCopy {
       if constexpr (kWholeChunks && Layout::kVecAlongC) {
         // One 16-byte copy; a chunk cut by the matrix edge copies its valid part and zero-fills the rest.
         const int valid = r < rows ? min(max(cols - c, 0), V) : 0;
-        const T* src = valid > 0 ? g + static_cast<long long>(r) * ld + c : g;
+        const T* src = valid > 0 ? source(g, ld, tid, i) : g;
         cp_async<16>(s + Layout::offset(r, c), src, valid * static_cast<int>(sizeof(T)));
       } else {
 #pragma unroll
         for (int e = 0; e < V; ++e) {
           const bool in = r < rows && c + e < cols;
-          const T* src = in ? g + static_cast<long long>(r) * ld + c + e : g;
+          const T* src = in ? source(g, ld, tid, i) + e : g;
           cp_async<sizeof(T)>(s + Layout::offset(r, c + e), src, in ? static_cast<int>(sizeof(T)) : 0);
         }
       }
