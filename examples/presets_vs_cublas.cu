@@ -9,15 +9,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <gemm/gemm.cuh>
+#include "support.cuh"
 
-#define CHECK_CUDA(call)                                                                          \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
 #define CHECK_CUBLAS(call)                                                              \
   do {                                                                                  \
     cublasStatus_t s_ = (call);                                                         \
@@ -26,36 +19,6 @@
       std::exit(1);                                                                     \
     }                                                                                   \
   } while (0)
-
-// Fills with a hash of the index: uniform in [-1, 1), never all zeros.
-template <class T>
-__global__ void fill_kernel(T* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned x = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    x ^= x >> 16, x *= 0x7feb352d, x ^= x >> 15, x *= 0x846ca68b, x ^= x >> 16;
-    p[i] = static_cast<T>(x) / static_cast<T>(2147483648.0) - T(1);
-  }
-}
-
-template <class T, class Run>
-double median_ms(Run run, int reps) {
-  cudaEvent_t start, stop;
-  CHECK_CUDA(cudaEventCreate(&start));
-  CHECK_CUDA(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) run();  // warm-up
-  std::vector<float> ms(reps);
-  for (int i = 0; i < reps; ++i) {
-    CHECK_CUDA(cudaEventRecord(start));
-    run();
-    CHECK_CUDA(cudaEventRecord(stop));
-    CHECK_CUDA(cudaEventSynchronize(stop));
-    CHECK_CUDA(cudaEventElapsedTime(&ms[i], start, stop));
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(ms.begin(), ms.end());
-  return ms[reps / 2];
-}
 
 template <class T>
 double max_rel_diff(const std::vector<T>& got, const std::vector<T>& want) {
@@ -88,7 +51,7 @@ struct Bench {
       else
         CHECK_CUBLAS(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B, n, A, n, &zero, C, n));
     };
-    const double ms = median_ms<T>(call, 10);
+    const double ms = support::median_ms(call, 10);
     reference.resize(size_t(n) * n);
     CHECK_CUDA(cudaMemcpy(reference.data(), C, reference.size() * sizeof(T), cudaMemcpyDeviceToHost));
     cublas_tflops = tflops(ms);
@@ -117,7 +80,7 @@ struct Bench {
     const double err = max_rel_diff(got, reference);
     const bool ok = err < (sizeof(T) == 4 ? 1e-4 : 1e-12);
     failures += !ok;
-    const double t = tflops(median_ms<T>(call, sizeof(T) == 4 ? 10 : 5));
+    const double t = tflops(support::median_ms(call, sizeof(T) == 4 ? 10 : 5));
     char verdict[64];
     std::snprintf(verdict, sizeof verdict, "%s (max rel diff %.1e)", ok ? "correct" : "WRONG", err);
     std::printf("| %-16s | %8.2f | %9.1f%% | %-26s |\n", Policy::name(), t, 100.0 * t / cublas_tflops, verdict);
@@ -136,9 +99,8 @@ int run(int n) {
   CHECK_CUDA(cudaMalloc(&b.A, elems * sizeof(T)));
   CHECK_CUDA(cudaMalloc(&b.B, elems * sizeof(T)));
   CHECK_CUDA(cudaMalloc(&b.C, elems * sizeof(T)));
-  fill_kernel<<<1024, 256>>>(b.A, elems, 1u);
-  fill_kernel<<<1024, 256>>>(b.B, elems, 2u);
-  CHECK_CUDA(cudaGetLastError());
+  support::fill_random(b.A, elems, 1u);
+  support::fill_random(b.B, elems, 2u);
   cublasHandle_t handle;
   CHECK_CUBLAS(cublasCreate(&handle));
   CHECK_CUBLAS(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));  // strict fp32: no TF32

@@ -14,15 +14,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <gemm/gemm.cuh>
-
-#define CHECK_CUDA(call)                                                                          \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                               \
-    }                                                                                             \
-  } while (0)
+#include "../examples/support.cuh"
 
 namespace tune {
 using namespace gemm;
@@ -76,32 +68,7 @@ struct Shape {
   int m, n, k;
 };
 
-__global__ void fill(float* p, size_t n, unsigned seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    unsigned x = static_cast<unsigned>(i) * 2654435761u ^ seed;
-    x ^= x >> 16, x *= 0x7feb352d, x ^= x >> 15, x *= 0x846ca68b, x ^= x >> 16;
-    p[i] = static_cast<float>(x) / 2147483648.0f - 1.0f;
-  }
-}
-
-template <class Run>
-double median_ms(Run run, int reps) {
-  cudaEvent_t a, b;
-  CHECK_CUDA(cudaEventCreate(&a));
-  CHECK_CUDA(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) run();
-  std::vector<float> t(reps);
-  for (int i = 0; i < reps; ++i) {
-    CHECK_CUDA(cudaEventRecord(a));
-    run();
-    CHECK_CUDA(cudaEventRecord(b));
-    CHECK_CUDA(cudaEventSynchronize(b));
-    CHECK_CUDA(cudaEventElapsedTime(&t[i], a, b));
-  }
-  cudaEventDestroy(a), cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[reps / 2];
-}
+using support::median_ms;
 
 struct Row_ {
   std::string describe;
@@ -183,9 +150,8 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMalloc(&t.A, max_a * 4));
   CHECK_CUDA(cudaMalloc(&t.B, max_b * 4));
   CHECK_CUDA(cudaMalloc(&t.C, max_c * 4));
-  tune::fill<<<1024, 256>>>(t.A, max_a, 11u);
-  tune::fill<<<1024, 256>>>(t.B, max_b, 12u);
-  CHECK_CUDA(cudaGetLastError());
+  support::fill_random(t.A, max_a, 11u);
+  support::fill_random(t.B, max_b, 12u);
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
