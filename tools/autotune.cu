@@ -93,7 +93,7 @@ struct Tuner {
     if (only >= 0 && index++ != only) return;
     Row_ r{P::describe()};
     for (size_t s = 0; s < shapes.size(); ++s) {
-      const auto [m, n, k] = shapes[s];
+      const int m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
       auto call = [&] {
         if (gemm::gemm<float, P>(m, n, k, 1.f, A, k, B, n, 0.f, C, n) != Status::Success) r.ok = false;
       };
@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
-  for (auto [m, n, k] : t.shapes) {
+  for (const auto& shape : t.shapes) {
+    const int m = shape.m, n = shape.n, k = shape.k;
     const float one = 1, zero = 0;
     auto call = [&] { cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, t.B, n, t.A, k, &zero, t.C, n); };
     const double ms = tune::median_ms(call, reps);
