@@ -3,8 +3,10 @@
 #
 # Provides:
 #   gemm_root                 repository root (and cd's there)
-#   gemm_install_deps         apt-get install whatever of cmake/make/g++/Catch2/
-#                             Google Benchmark is missing (sudo only if not root)
+#   gemm_install_deps [--no-catch2]
+#                             apt-get install whatever of cmake/make/g++/Catch2/
+#                             Google Benchmark is missing (sudo only if not root);
+#                             --no-catch2: the caller builds no tests
 #   gemm_find_nvcc            sets NVCC and puts its directory on PATH
 #   gemm_configure DIR ARCHS  cmake -S . -B DIR, Release, for ARCHS
 #   gemm_has_target DIR NAME  whether the configured tree in DIR has target NAME
@@ -27,7 +29,8 @@ gemm_install_deps() {
   command -v cmake >/dev/null 2>&1 || pkgs+=(cmake)
   { command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1; } || pkgs+=(make)
   command -v g++ >/dev/null 2>&1 || pkgs+=(g++)
-  if [ ! -f /usr/include/catch2/catch.hpp ] && [ ! -f /usr/include/catch2/catch_test_macros.hpp ]; then
+  if [ "${1:-}" != "--no-catch2" ] && [ ! -f /usr/include/catch2/catch.hpp ] &&
+    [ ! -f /usr/include/catch2/catch_test_macros.hpp ]; then
     pkgs+=(catch2)
   fi
   [ -f /usr/include/benchmark/benchmark.h ] || pkgs+=(libbenchmark-dev)

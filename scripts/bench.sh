@@ -20,10 +20,10 @@ for a in "$@"; do
   if [ "$a" = "--full" ]; then args+=(--gemm_full); else args+=("$a"); fi
 done
 
-gemm_install_deps
+gemm_install_deps --no-catch2  # the benchmarks need no test framework
 gemm_find_nvcc
 
-gemm_configure "$build_dir" "$archs"
+gemm_configure "$build_dir" "$archs" -DGEMM_BUILD_TESTS=OFF
 targets=()
 for t in gemm_bench presets_vs_cublas; do
   gemm_has_target "$build_dir" "$t" && targets+=("$t")
