@@ -47,7 +47,9 @@ using Grid = TypeList<
     Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Cp<3>, Row>,            // = MultiStage
     Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Rb, Row>,               // = WarpTiled
     // Large C: 8 warps of 64x64 (128 accumulators per thread), transposed A
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
+    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,             // = Tuned::LargeMisaligned
+    Candidate<128, 256, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
     Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<2>, Swz<8>>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,      // = Tuned::Large

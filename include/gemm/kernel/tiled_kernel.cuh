@@ -80,10 +80,15 @@ struct Mainloop {
       AsyncCopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
     }
   }
+  // The math over stage s; during() runs inside it, after the first fragments are loaded.
+  template <class Acc, class During>
+  __device__ void compute(int s, Acc& acc, During&& during) const {
+    Cfg::Math::template run<T, Shape, typename Cfg::Map, typename Tiles::A, typename Tiles::B>(stage_a(s), stage_b(s),
+                                                                                                 acc, r0, c0, during);
+  }
   template <class Acc>
   __device__ void compute(int s, Acc& acc) const {
-    Cfg::Math::template run<T, Shape, typename Cfg::Map, typename Tiles::A, typename Tiles::B>(stage_a(s), stage_b(s),
-                                                                                                 acc, r0, c0);
+    compute(s, acc, [] {});
   }
 };
 

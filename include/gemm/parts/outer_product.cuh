@@ -33,8 +33,11 @@ struct OuterProduct {
   static std::string describe() { return "OuterProduct"; }
 
   // As, Bs: one stage of shared memory; r0, c0: the thread's first fragment row and column in the tile.
-  template <class T, class Shape, class Map, class ALayout, class BLayout, int FM, int FN>
-  __device__ static void run(const T* As, const T* Bs, T (&acc)[FM][FN], int r0, int c0) {
+  // during(): the pipeline's copies for a later tile, issued once the first fragments are loaded so
+  // that the compiler can interleave their address arithmetic with the FMAs instead of running it
+  // on its own between barrier and math.
+  template <class T, class Shape, class Map, class ALayout, class BLayout, int FM, int FN, class During>
+  __device__ static void run(const T* As, const T* Bs, T (&acc)[FM][FN], int r0, int c0, During&& during) {
 #pragma unroll
     for (int kk = 0; kk < Shape::BK; ++kk) {
       T a[FM], b[FN];
@@ -50,6 +53,7 @@ struct OuterProduct {
         detail::load_run<T, Shape::TN, BLayout::kVecAlongC>(b + gn * Shape::TN, Bs,
                                                              [&](int j) { return BLayout::offset(kk, c + j); });
       }
+      if (kk == 0) during();
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
@@ -66,8 +70,8 @@ struct OuterProduct {
 struct OuterProductAlongK {
   static std::string describe() { return "OuterProductAlongK"; }
 
-  template <class T, class Shape, class Map, class ALayout, class BLayout, int FM, int FN>
-  __device__ static void run(const T* As, const T* Bs, T (&acc)[FM][FN], int r0, int c0) {
+  template <class T, class Shape, class Map, class ALayout, class BLayout, int FM, int FN, class During>
+  __device__ static void run(const T* As, const T* Bs, T (&acc)[FM][FN], int r0, int c0, During&& during) {
     constexpr int P = detail::kElemsPer16B<T>;
     static_assert(ALayout::kVecAlongC,
                   "OuterProductAlongK reads A in 16-byte pieces along k: use an A layout that keeps them "
@@ -94,6 +98,7 @@ struct OuterProductAlongK {
           detail::load_run<T, Shape::TN, BLayout::kVecAlongC>(b + gn * Shape::TN, Bs,
                                                                [&](int j) { return BLayout::offset(k0 + kk, c + j); });
         }
+        if (k0 == 0 && kk == 0) during();
 #pragma unroll
         for (int i = 0; i < FM; ++i)
 #pragma unroll
