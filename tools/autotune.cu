@@ -72,7 +72,7 @@ struct Shape {
 
 using support::median_ms;
 
-struct Row_ {
+struct Ranked {
   std::string describe;
   std::vector<double> ratio;  // vs cuBLAS per shape
   std::vector<double> tflops;
@@ -85,7 +85,7 @@ struct Tuner {
   float *A, *B, *C;
   std::vector<std::vector<float>> reference;
   std::vector<double> cublas_tflops;
-  std::vector<Row_> rows;
+  std::vector<Ranked> rows;
   int reps;
   int only = -1;  // run just this candidate (for profiling), -1 for all
   int index = 0;
@@ -93,7 +93,7 @@ struct Tuner {
   template <class P>
   void candidate() {
     if (only >= 0 && index++ != only) return;
-    Row_ r{P::describe()};
+    Ranked r{P::describe()};
     for (size_t s = 0; s < shapes.size(); ++s) {
       const int m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
       auto call = [&] {

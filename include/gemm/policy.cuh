@@ -15,6 +15,7 @@
 #include "kernel/scale_kernel.cuh"
 #include "kernel/tiled_kernel.cuh"
 #include "parts/epilogue.cuh"
+#include "parts/k_split.cuh"
 #include "parts/loader.cuh"
 #include "parts/outer_product.cuh"
 #include "parts/pipeline.cuh"
