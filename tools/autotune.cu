@@ -52,19 +52,23 @@ using Grid = TypeList<
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
     Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<2>, Swz<8>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,      // = Tuned::Large
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<4>>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<16>>,
     Candidate<256, 128, 32, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,      // = Tuned::Large
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>>,
+    Candidate<128, 256, 32, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<4>>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row>,
     Candidate<128, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
     // Small C: 64x64 and 64x128 tiles
-    Candidate<64, 64, 8, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,  // = Tuned::Small
+    Candidate<64, 64, 8, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,
     Candidate<64, 64, 8, 32, 32, 2, 1, 4, 4, Cp<3>, Swz<8>>,
     Candidate<64, 128, 8, 32, 64, 8, 2, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,
-    Candidate<64, 64, 16, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>>;
+    Candidate<64, 64, 16, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>>;  // = Tuned::Small
 
 struct Shape {
   int m, n, k;
