@@ -72,7 +72,7 @@ void fill_random(std::vector<T>& v) {
   for (auto& x : v) x = static_cast<T>(u(rng()));
 }
 
-// Runs the case and checks it. Returns the number of wrong elements (0 is a pass).
+// Runs the case and checks every element of C, and that nothing outside C was written.
 template <class Policy, class T>
 void run_case(const Case& c) {
   INFO(Policy::name() << "<" << (sizeof(T) == 4 ? "float" : "double") << "> " << c.str());
