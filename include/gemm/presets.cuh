@@ -101,18 +101,21 @@ struct Tuned : Named<Tuned> {
   using Large = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                             VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
                             CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>>;
-  // Large C, misaligned: element-wise copies cost less through registers than as 4-byte cp.async.
-  using LargeMisaligned = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, VectorLoader<>,
-                                      SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
-                                      VectorEpilogue, SwizzledRaster<8>>;
+  // Large C, misaligned: every copy is one element, so the tile is 8 deep in k with 4 stages in
+  // flight, and the fragment pipeline hides the copies' issue under the FMAs. 256 x 128 tiles also
+  // fill whole waves on 4095 x 4097 (16 x 33 tiles = 4 x 132).
+  using LargeMisaligned = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, ScalarLoader,
+                                      SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncFragmentPipeline<4>,
+                                      OuterProduct, ScalarEpilogue, SwizzledRaster<8>>;
   // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile, 4 k slices.
   using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                                   VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
                                   CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>, SplitK<4>>;
   // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs. A stays
-  // k-contiguous in shared memory, so 16-byte cp.async copies fill the pipeline.
-  using Small = TiledPolicy<TileShape<64, 64, 16, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
-                            SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncMultiStage<3>, OuterProductAlongK,
+  // k-contiguous in shared memory, so 16-byte cp.async copies fill the pipeline; 32 deep in k, with
+  // the fragment pipeline overlapping the barrier.
+  using Small = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
+                            SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>, OuterProductAlongK,
                             VectorEpilogue, SwizzledRaster<8>>;
   // m <= 16 with a long k: memory-bound (B is read once), so the tile is 16 x 256 with each thread
   // owning all 16 rows of 4 columns (every B value loaded from shared memory feeds 16 FMAs), 16 k

@@ -22,3 +22,37 @@ TEST_CASE("Tuned<float> is correct on every path it dispatches to", "[gpu][Tuned
   };
   for (const Case& c : cases) gemm_test::run_case<gemm::preset::Tuned, float>(c);
 }
+
+// Each composition Tuned dispatches to, called directly on the standard cases (sizes 1 and primes,
+// k = 0, padded and misaligned input): dispatch alone only reaches them with large shapes.
+// Compositions that refuse misaligned input get each case made 16-byte aligned (leading dimensions
+// rounded up to a multiple of 4, offsets of 0 or 4 elements), with the same m, n and k.
+namespace {
+gemm_test::Case aligned_version(gemm_test::Case c) {
+  const auto pad_to_4 = [](int width, int pad) { return (4 - std::max(1, width) % 4) % 4 + (pad >= 4 ? 4 : 0); };
+  c.pad_a = pad_to_4(c.k, c.pad_a);
+  c.pad_b = pad_to_4(c.n, c.pad_b);
+  c.pad_c = pad_to_4(c.n, c.pad_c);
+  c.offset_a = c.offset_a ? 4 : 0;
+  c.offset_b = c.offset_b ? 4 : 0;
+  c.offset_c = c.offset_c ? 4 : 0;
+  return c;
+}
+
+template <class Policy>
+void check_part(const char* label, bool aligned_only) {
+  for (const gemm_test::Case& c : gemm_test::standard_cases()) {
+    INFO("Tuned::" << label);
+    gemm_test::run_case<Policy, float>(aligned_only ? aligned_version(c) : c);
+  }
+}
+}  // namespace
+
+TEST_CASE("Each of Tuned's float compositions is correct on its own", "[gpu][Tuned][float]") {
+  using T = gemm::preset::Tuned;
+  check_part<T::Large>("Large", true);
+  check_part<T::LargeSplitK>("LargeSplitK", true);
+  check_part<T::Skinny>("Skinny", true);
+  check_part<T::LargeMisaligned>("LargeMisaligned", false);
+  check_part<T::Small>("Small", false);
+}

@@ -34,11 +34,16 @@ struct Mainloop {
   T* smem;
   int m0, n0, tid, r0, c0;
   int k0, k_len, k_tiles;  // this block's k range: [k0, k0 + k_len)
+  // The cp.async copies' per-thread addresses and edge tests for whole k steps, worked out once.
+  typename AsyncCopyA::Cursor cursor_a;
+  typename AsyncCopyB::Cursor cursor_b;
 
   __device__ Mainloop(const GemmArgs<T>& args_, T* smem_, int m0_, int n0_, int k0_, int k_len_)
       : args(args_), smem(smem_), m0(m0_), n0(n0_), tid(threadIdx.x),
         r0(Cfg::Map::row(threadIdx.x)), c0(Cfg::Map::col(threadIdx.x)), k0(k0_), k_len(k_len_),
-        k_tiles((k_len_ + Shape::BK - 1) / Shape::BK) {}
+        k_tiles((k_len_ + Shape::BK - 1) / Shape::BK),
+        cursor_a(AsyncCopyA::cursor(args_.lda, threadIdx.x)),
+        cursor_b(AsyncCopyB::cursor(args_.ldb, threadIdx.x)) {}
 
   __device__ T* stage_a(int s) const { return smem + s * Tiles::kStageElems; }
   __device__ T* stage_b(int s) const { return smem + s * Tiles::kStageElems + Tiles::kAElems; }
@@ -71,8 +76,16 @@ struct Mainloop {
     CopyA::store(regs.a, stage_a(s), tid);
     CopyB::store(regs.b, stage_b(s), tid);
   }
+  // Tile kt into stage s with cp.async. A kt past the last tile copies nothing (with cursors it
+  // zero-fills the stage, reading nothing), so pipelines may call it unconditionally.
   __device__ void copy_async(int s, int kt) const {
-    if (whole_k_step(kt)) {
+    if constexpr (AsyncCopyA::kCursor && AsyncCopyB::kCursor) {
+      const int k_in = k_len - kt * Shape::BK;  // k columns of A / rows of B left from this tile on
+      AsyncCopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), k_in, tid, cursor_a);
+      AsyncCopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, k_in, cols_b(), tid, cursor_b);
+    } else if (kt >= k_tiles) {
+      return;
+    } else if (whole_k_step(kt)) {
       AsyncCopyA::copy_async(stage_a(s), a_tile(kt), args.lda, rows_a(), Shape::BK, tid);
       AsyncCopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, Shape::BK, cols_b(), tid);
     } else {
@@ -80,6 +93,19 @@ struct Mainloop {
       AsyncCopyB::copy_async(stage_b(s), b_tile(kt), args.ldb, k_left(kt), cols_b(), tid);
     }
   }
+  // The math one step at a time, for pipelines that schedule fragment loads themselves.
+  using Math = typename Cfg::Math;
+  using Fragment = typename Math::template Fragment<T, Shape, typename Cfg::Map>;
+  static constexpr int kMathSteps = Shape::BK / Math::template kKPerStep<T>;
+  __device__ void load_fragment(int s, int step, Fragment& f) const {
+    Math::template load<T, Shape, typename Cfg::Map, typename Tiles::A, typename Tiles::B>(f, stage_a(s), stage_b(s),
+                                                                                            step, r0, c0);
+  }
+  template <class Acc>
+  __device__ void multiply(const Fragment& f, Acc& acc) const {
+    Math::template multiply<T, Shape, typename Cfg::Map>(f, acc);
+  }
+
   // The math over stage s; during() runs inside it, after the first fragments are loaded.
   template <class Acc, class During>
   __device__ void compute(int s, Acc& acc, During&& during) const {

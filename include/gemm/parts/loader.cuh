@@ -111,6 +111,50 @@ struct TileCopy {
     }
   }
 
+  // cp.async copies through a Cursor. With a fixed column, a thread's chunk i sits at the same place
+  // relative to every tile's origin, so its address and its row are worked out once per block and
+  // each chunk of each tile costs one multiply-add and one compare. The edge tests are branch-free
+  // (a chunk outside the matrix copies 0 bytes, i.e. zero-fills, and reads nothing), so the compiler
+  // can interleave the copies with the math.
+  static constexpr bool kCursor = kFixedColumn && (V == 1 || (kWholeChunks && Layout::kVecAlongC));
+  struct Cursor {
+    long long offset;  // chunk 0's source, in elements from the tile origin
+    int smem;          // chunk 0's destination, in elements from the stage origin
+    int r, c;          // chunk 0's row and column in the tile
+  };
+  __device__ static Cursor cursor(int ld, int tid) {
+    Cursor cur{};
+    if constexpr (kCursor) {
+      cur.r = row(tid, 0);
+      cur.c = col(tid, 0);
+      cur.offset = static_cast<long long>(cur.r) * ld + cur.c;
+      cur.smem = Layout::offset(cur.r, cur.c);
+    }
+    (void)ld; (void)tid;
+    return cur;
+  }
+
+  // g: the tile's origin; rows x cols of the tile lie inside the matrix (either may be 0 or negative:
+  // then every chunk zero-fills and g need not point into the matrix).
+  __device__ static void copy_async(T* s, const T* g, int ld, int rows, int cols, int tid, const Cursor& cur) {
+    if constexpr (!kCursor) {
+      copy_async(s, g, ld, rows, cols, tid);
+    } else {
+      const T* first = g + cur.offset;
+      const int rows_left = rows - cur.r;
+      const int bytes = min(max(cols - cur.c, 0), V) * static_cast<int>(sizeof(T));
+#pragma unroll
+      for (int i = 0; i < kIters; ++i) {
+        if (!live(tid, i)) continue;
+        // In a linear layout chunk i lands a constant distance from chunk 0; a swizzle needs its own offset.
+        T* to = Layout::kLinear ? s + cur.smem + (Layout::offset(i * kRowStep, 0) - Layout::offset(0, 0))
+                                : s + Layout::offset(row(tid, i), col(tid, i));
+        cp_async<V * sizeof(T)>(to, first + static_cast<long long>(i * kRowStep) * ld,
+                                i * kRowStep < rows_left ? bytes : 0);
+      }
+    }
+  }
+
   __device__ static void copy_async(T* s, const T* g, int ld, int rows, int cols, int tid) {
 #pragma unroll
     for (int i = 0; i < kIters; ++i) {

@@ -90,4 +90,57 @@ struct CpAsyncMultiStage {
   }
 };
 
+// CpAsyncMultiStage with the math's fragments double-buffered in registers and the copies moved
+// into the math (as CUTLASS's multistage mainloop does). Each step's fragments load while the
+// previous step's FMAs run; the barrier comes before the last step of a tile, when every fragment of
+// the tile is already loaded, so the next tile's first fragments load under the last step's FMAs
+// instead of after the barrier; and the copies for a later tile are issued inside the first step, so
+// their address arithmetic interleaves with FMAs. The loop has no branches: the barrier runs every
+// step, and copies past the last tile read nothing.
+template <int Stages>
+struct CpAsyncFragmentPipeline {
+  static_assert(Stages >= 2, "CpAsyncFragmentPipeline: needs at least 2 stages (one computing, one loading).");
+  static constexpr int kStages = Stages;
+  static constexpr int kMinArch = 80;
+  static std::string describe() { return detail::templated("CpAsyncFragmentPipeline", Stages); }
+
+  template <class Mainloop, class Acc>
+  __device__ static void run(Mainloop& ml, Acc& acc) {
+    constexpr int kSteps = Mainloop::kMathSteps;
+    static_assert(kSteps >= 2 && kSteps % 2 == 0,
+                  "CpAsyncFragmentPipeline: alternates two fragment buffers, so a tile must hold an even number "
+                  "of math steps (BK for OuterProduct, BK / 4 for OuterProductAlongK with float); raise BK.");
+    if (ml.k_tiles == 0) return;
+#pragma unroll
+    for (int s = 0; s < Stages - 1; ++s) {
+      ml.copy_async(s, s);
+      detail::cp_async_commit();
+    }
+    detail::cp_async_wait<Stages - 2>();
+    __syncthreads();
+    typename Mainloop::Fragment frag[2];
+    ml.load_fragment(0, 0, frag[0]);
+    int stage = 0, load_stage = Stages - 1;
+    for (int kt = 0; kt < ml.k_tiles; ++kt) {
+#pragma unroll
+      for (int step = 0; step + 1 < kSteps; ++step) {
+        ml.load_fragment(stage, step + 1, frag[(step + 1) % 2]);
+        if (step == 0) {
+          // load_stage was last read in tile kt-1, whose last fragment every thread loaded before the barrier.
+          ml.copy_async(load_stage, kt + Stages - 1);
+          detail::cp_async_commit();
+        }
+        ml.multiply(frag[step % 2], acc);
+      }
+      detail::cp_async_wait<Stages - 2>();  // tile kt+1 has landed (for this thread) ...
+      __syncthreads();  // ... and for every thread, and every thread has loaded its last fragment of tile kt
+      stage = stage + 1 == Stages ? 0 : stage + 1;
+      load_stage = load_stage + 1 == Stages ? 0 : load_stage + 1;
+      ml.load_fragment(stage, 0, frag[0]);  // after the last tile: a harmless read of a finished stage
+      ml.multiply(frag[1], acc);
+    }
+    detail::cp_async_wait<0>();
+  }
+};
+
 }  // namespace gemm

@@ -6,6 +6,7 @@
 // B along c (n). A layout says which of those reads may use 16-byte vectors:
 //   kVecAlongC: every aligned 16-byte piece along c is contiguous and 16-byte aligned;
 //   kVecAlongR: the same along r.
+// and kLinear: offset(r + d, c) - offset(r, c) depends on d only (no swizzle).
 #include <string>
 #include "../detail/describe.cuh"
 #include "../detail/vector.cuh"
@@ -22,6 +23,7 @@ struct RowMajor {
     static constexpr int kElems = R * kStride;
     static constexpr bool kVecAlongC = kStride % detail::kElemsPer16B<T> == 0;
     static constexpr bool kVecAlongR = false;
+    static constexpr bool kLinear = true;
     __device__ static int offset(int r, int c) { return r * kStride + c; }
   };
 };
@@ -38,6 +40,7 @@ struct Transposed {
     static constexpr int kElems = C * kStride;
     static constexpr bool kVecAlongC = false;
     static constexpr bool kVecAlongR = kStride % detail::kElemsPer16B<T> == 0;
+    static constexpr bool kLinear = true;
     __device__ static int offset(int r, int c) { return c * kStride + r; }
   };
 };
@@ -56,6 +59,7 @@ struct TransposedSwizzled {
     static constexpr int kElems = C * R;
     static constexpr bool kVecAlongC = false;
     static constexpr bool kVecAlongR = true;
+    static constexpr bool kLinear = false;
     __device__ static int offset(int r, int c) { return c * R + (r ^ ((c & 7) * kPiece)); }
   };
 };
