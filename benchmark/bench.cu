@@ -609,6 +609,7 @@ std::vector<Shape> full_grid() {
   std::vector<Shape> g;
   for (int s = 128; s <= 8192; s *= 2) g.push_back({s, s, s});
   g.push_back({1000, 1000, 1000});
+  g.push_back({3072, 3072, 3072});  // 288 tiles of 128x256: 2.2 waves on 132 SMs (stream-K's case)
   g.push_back({4095, 4097, 4093});
   g.push_back({16, 4096, 4096});
   g.push_back({4096, 4096, 256});

@@ -18,7 +18,7 @@ void print_usage() {
       "gemm_bench: every gemm preset and cuBLAS over a grid of shapes (Google Benchmark).\n"
       "\n"
       "Own flags (all Google Benchmark --benchmark_* flags work as usual):\n"
-      "  --gemm_full            the full grid: squares 128..8192, 1000^3, 4095x4097x4093,\n"
+      "  --gemm_full            the full grid: squares 128..8192, 1000^3, 3072^3, 4095x4097x4093,\n"
       "                         16x4096x4096, 4096x4096x256, 128x8192x8192; float and double\n"
       "                         (default: float 1024^3, 4096^3, 4095x4097x4093, 16x4096x4096;\n"
       "                         double 1024^3)\n"

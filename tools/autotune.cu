@@ -19,56 +19,65 @@
 namespace tune {
 using namespace gemm;
 
-// One candidate: tile, warp tile, stages, raster. All use VectorLoader, Transposed<4> A, cp.async
-// or register double buffering, the outer-product math and the vector epilogue.
+// One candidate: tile, warp tile, pipeline, raster, then optionally the A layout, math, k split and
+// loader. All use a transposed or padded row-major A, row-major B and the vector epilogue
+// (VectorLoader<> candidates run their scalar-copy instantiation on misaligned input).
 template <int BM, int BN, int BK, int WM, int WN, int WMI, int WNI, int TM, int TN, class Pipe, class Raster,
-          class ALayout = Transposed<4>, class Math = OuterProduct>
-struct Candidate : TiledPolicy<TileShape<BM, BN, BK, TM, TN>, WarpThreadMap<WM, WN, WMI, WNI>, VectorLoader<>,
-                               SmemLayout<ALayout, RowMajor<0>>, Pipe, Math, VectorEpilogue, Raster>,
-                   Named<Candidate<BM, BN, BK, WM, WN, WMI, WNI, TM, TN, Pipe, Raster, ALayout, Math>> {
+          class ALayout = Transposed<4>, class Math = OuterProduct, class Split = NoSplitK, class Loader = VectorLoader<>>
+struct Candidate : TiledPolicy<TileShape<BM, BN, BK, TM, TN>, WarpThreadMap<WM, WN, WMI, WNI>, Loader,
+                               SmemLayout<ALayout, RowMajor<0>>, Pipe, Math, VectorEpilogue, Raster, Split>,
+                   Named<Candidate<BM, BN, BK, WM, WN, WMI, WNI, TM, TN, Pipe, Raster, ALayout, Math, Split, Loader>> {
   static const char* name() { return "candidate"; }
 };
 
 template <int S>
 using Cp = CpAsyncMultiStage<S>;
+template <int S>
+using Fp = CpAsyncFragmentPipeline<S>;
 using Rb = RegisterDoubleBuffer;
 using Row = RowMajorRaster;
 template <int G>
 using Swz = SwizzledRaster<G>;
-
-// The grid. 128x128 tiles give 2 blocks per SM at ~128 registers; 256x128 tiles with 64x64 warp tiles
-// give 1 block of 8 warps at ~230 registers (CUTLASS's SIMT shape).
 using K = OuterProductAlongK;
+using O = OuterProduct;
 template <int P>
 using RM = RowMajor<P>;
+using T4 = Transposed<4>;
+using SK = StreamK;
+using NoSK = NoSplitK;
+using Scalar = ScalarLoader;
 
+// The grid. 128x128 tiles with 32x64 warp tiles give 2 blocks per SM at ~128 registers; 128x256 or
+// 256x128 tiles with 64x64 warp tiles give 1 block of 8 warps at ~210-240 registers (CUTLASS's SIMT
+// shape). ScalarLoader candidates are the misaligned path on its own (every copy one element).
 using Grid = TypeList<
     // The tutorial presets' compositions, for reference
-    Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Cp<3>, Row>,            // = MultiStage
-    Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Rb, Row>,               // = WarpTiled
-    // Large C: 8 warps of 64x64 (128 accumulators per thread), transposed A
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,             // = Tuned::LargeMisaligned
-    Candidate<128, 256, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Rb, Swz<8>>,
-    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<2>, Swz<8>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<4>>,
-    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<16>>,
-    Candidate<256, 128, 32, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,      // = Tuned::Large
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>>,
-    Candidate<128, 256, 32, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<4>>,
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row>,
-    Candidate<128, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
-    // Small C: 64x64 and 64x128 tiles
-    Candidate<64, 64, 8, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,
-    Candidate<64, 64, 8, 32, 32, 2, 1, 4, 4, Cp<3>, Swz<8>>,
-    Candidate<64, 128, 8, 32, 64, 8, 2, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,
-    Candidate<64, 64, 16, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>>;  // = Tuned::Small
+    Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Cp<3>, Row>,                        // = MultiStage
+    Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Rb, Row>,                           // = WarpTiled
+    // Large C, aligned: 128x256 tiles, 8 warps of 64x64
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,                    // Tuned::Large without stream-K
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK>,         // = Tuned::Large
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>, T4, O, SK>,
+    Candidate<128, 256, 32, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row, T4, O, SK>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Fp<3>, Swz<8>, T4, O, SK>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Fp<4>, Swz<8>, T4, O, SK>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK>,
+    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Fp<4>, Swz<8>, T4, O, SK>,
+    Candidate<128, 128, 16, 32, 64, 2, 2, 4, 4, Fp<3>, Swz<8>, T4, O, SK>,
+    // Large C, misaligned: every copy one element
+    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Rb, Swz<8>, T4, O, NoSK, Scalar>,
+    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Fp<3>, Swz<8>, T4, O, SK, Scalar>,  // = Tuned::LargeMisaligned
+    Candidate<256, 128, 8, 64, 64, 4, 2, 4, 4, Fp<4>, Swz<8>, T4, O, SK, Scalar>,
+    Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK, Scalar>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK, Scalar>,
+    // Small C: 64x64 tiles, A read along k
+    Candidate<64, 64, 16, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,
+    Candidate<64, 64, 32, 32, 32, 8, 1, 1, 4, Cp<3>, Swz<8>, RM<4>, K>,
+    Candidate<64, 64, 16, 32, 32, 8, 1, 1, 4, Fp<3>, Swz<8>, RM<4>, K>,
+    Candidate<64, 64, 32, 32, 32, 8, 1, 1, 4, Fp<3>, Swz<8>, RM<4>, K>,            // = Tuned::Small
+    Candidate<64, 64, 32, 32, 32, 8, 1, 1, 4, Fp<4>, Swz<8>, RM<4>, K>,
+    Candidate<64, 128, 32, 32, 64, 8, 2, 1, 4, Fp<3>, Swz<8>, RM<4>, K>>;
 
 struct Shape {
   int m, n, k;
@@ -145,7 +154,7 @@ int main(int argc, char** argv) {
   tune::Tuner t;
   t.reps = reps;
   t.only = only;
-  t.shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {4095, 4097, 4093}, {8192, 8192, 8192}};
+  t.shapes = {{1024, 1024, 1024}, {2048, 2048, 2048}, {3072, 3072, 3072}, {4096, 4096, 4096}, {4095, 4097, 4093}, {8192, 8192, 8192}};
   if (size > 0) t.shapes = {{size, size, size}};
   size_t max_a = 0, max_b = 0, max_c = 0;
   for (auto s : t.shapes) {

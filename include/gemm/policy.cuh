@@ -8,6 +8,8 @@
 //   struct MyPolicy : gemm::TiledPolicy<...>, gemm::Named<MyPolicy> {
 //     static const char* name() { return "MyPolicy"; }
 //   };
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <type_traits>
 #include "detail/launch.cuh"
@@ -86,7 +88,7 @@ struct TiledPolicy {
   static std::string parts() {
     return Shape::describe() + ", " + ThreadMap::describe() + ", " + Loader::describe() + ", " + Layout::describe() +
            ", " + Pipeline::describe() + ", " + Math::describe() + ", " + Epilogue::describe() + ", " +
-           Raster::describe() + (KSplit::kSplits > 1 ? ", " + KSplit::describe() : std::string());
+           Raster::describe() + (KSplit::kSplits > 1 || KSplit::kStreamK ? ", " + KSplit::describe() : std::string());
   }
 
   template <class T>
@@ -103,18 +105,45 @@ struct TiledPolicy {
     return Status::Success;
   }
 
+  // StreamK: whole waves of tiles run one per block; when the tiles leave a partial wave (more tiles
+  // than the GPU holds at once, not a multiple of it), the leftover tiles' k iterations are shared
+  // out among up to one wave of blocks, after a beta pass over those tiles (their blocks add into C).
+  template <class T, auto Kernel>
+  static Status stream_k_schedule(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream,
+                                  long long tiles, StreamKSchedule& sk) {
+    using Cfg = Config<T>;
+    if (Status s = detail::prepare_kernel<Kernel>(Cfg::kSmemBytes, dev); s != Status::Success) return s;
+    int per_sm = 0;
+    if (Status s = detail::resident_blocks<Kernel>(Cfg::kThreads, Cfg::kSmemBytes, dev, per_sm); s != Status::Success)
+      return s;
+    const long long wave = static_cast<long long>(per_sm) * dev.sms;
+    const long long left = wave > 0 ? tiles % wave : 0;
+    if (tiles <= wave || left == 0 || tiles > INT_MAX) return Status::Success;  // nothing to share out
+    const long long iters = left * detail::ceil_div(args.k, Shape::BK);
+    sk.dp_tiles = static_cast<int>(tiles - left);
+    sk.sk_blocks = static_cast<int>(std::max(1LL, std::min(wave, iters / KSplit::kMinIters)));
+    if (args.beta == T(1)) return Status::Success;
+    return detail::launch_kernel<&detail::scale_tiles_kernel<T, Cfg>>(left, 256, 0, stream, dev, args, sk.dp_tiles);
+  }
+
   template <class T>
   static Status launch(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     using Cfg = Config<T>;
     if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
     if (Cfg::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
-    const long long blocks = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN) * KSplit::kSplits;
+    const long long tiles = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN);
     if constexpr (KSplit::kSplits > 1) {  // slices add into C: apply beta first
       if (Status s = detail::scale_c(args, dev, stream); s != Status::Success) return s;
     }
     auto run = [&](auto aligned) {
-      return detail::launch_kernel<&detail::tiled_gemm_kernel<T, Cfg, decltype(aligned)::value>>(
-          blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args);
+      constexpr auto kKernel = &detail::tiled_gemm_kernel<T, Cfg, decltype(aligned)::value>;
+      long long blocks = tiles * KSplit::kSplits;
+      StreamKSchedule sk{static_cast<int>(std::min<long long>(tiles, INT_MAX)), 0};
+      if constexpr (KSplit::kStreamK) {
+        if (Status s = stream_k_schedule<T, kKernel>(args, dev, stream, tiles, sk); s != Status::Success) return s;
+        blocks = sk.dp_tiles + static_cast<long long>(sk.sk_blocks);
+      }
+      return detail::launch_kernel<kKernel>(blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args, sk);
     };
     // Only vector loaders need the aligned/unaligned pair; a rejecting loader never sees misaligned input.
     if constexpr (Cfg::kLoadWidth == 1) {

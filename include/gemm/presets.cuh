@@ -97,16 +97,17 @@ struct MultiStage : TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 
 // choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 struct Tuned : Named<Tuned> {
   // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
-  // a 3-stage cp.async pipeline 16 deep in k, L2-friendly block order. Aligned input only.
+  // a 3-stage cp.async pipeline 16 deep in k, L2-friendly block order, and stream-K for the tiles
+  // of a last partial wave. Aligned input only.
   using Large = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                             VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
-                            CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>>;
-  // Large C, misaligned: every copy is one element, so the tile is 8 deep in k with 4 stages in
-  // flight, and the fragment pipeline hides the copies' issue under the FMAs. 256 x 128 tiles also
-  // fill whole waves on 4095 x 4097 (16 x 33 tiles = 4 x 132).
+                            CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>, StreamK>;
+  // Large C, misaligned: every copy is one element, so the tile is 8 deep in k and the fragment
+  // pipeline hides the copies' issue under the FMAs. 256 x 128 tiles also waste less of a ragged
+  // n (4095 x 4097 is 16 x 33 tiles, 4 whole waves of 132).
   using LargeMisaligned = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, ScalarLoader,
-                                      SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncFragmentPipeline<4>,
-                                      OuterProduct, ScalarEpilogue, SwizzledRaster<8>>;
+                                      SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>,
+                                      OuterProduct, ScalarEpilogue, SwizzledRaster<8>, StreamK>;
   // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile, 4 k slices.
   using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                                   VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,

@@ -76,6 +76,7 @@ struct DeviceInfo {
   int device = 0;
   int arch = 0;        // compute capability as 10 * major + minor
   int smem_optin = 0;  // largest dynamic shared memory one block may ask for, in bytes
+  int sms = 0;         // streaming multiprocessors
 };
 
 inline Status query_device(DeviceInfo& info) {
@@ -85,6 +86,7 @@ inline Status query_device(DeviceInfo& info) {
   if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, info.device);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&info.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, info.device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, info.device);
   if (err != cudaSuccess) {
     cudaGetLastError();  // do not leave the error sticky for the caller's next call
     const bool no_device = err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
@@ -119,14 +121,29 @@ Status prepare_kernel(int smem_bytes, const DeviceInfo& dev) {
   return Status::Success;
 }
 
-template <auto Kernel, class T>
+// How many blocks of Kernel one SM holds at once (after prepare_kernel), cached per device.
+template <auto Kernel>
+Status resident_blocks(int threads, int smem_bytes, const DeviceInfo& dev, int& per_sm) {
+  static std::atomic<int> cached[64] = {};
+  if (dev.device < 64 && (per_sm = cached[dev.device].load(std::memory_order_relaxed)) > 0) return Status::Success;
+  const cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, Kernel, threads, smem_bytes);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return record(err, Status::CudaError);
+  }
+  if (dev.device < 64) cached[dev.device].store(per_sm, std::memory_order_relaxed);
+  return Status::Success;
+}
+
+// Launches Kernel(params...) and counts the launch; every kernel of the library goes through here.
+template <auto Kernel, class... Params>
 Status launch_kernel(long long blocks, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
-                     const GemmArgs<T>& args) {
+                     const Params&... params) {
   if (blocks > INT_MAX) return Status::InvalidSize;  // more tiles than one grid can hold
   const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
   if (prepared != Status::Success) return prepared;
   launch_counter().fetch_add(1, std::memory_order_relaxed);
-  Kernel<<<static_cast<unsigned>(blocks), threads, smem_bytes, stream>>>(args);
+  Kernel<<<static_cast<unsigned>(blocks), threads, smem_bytes, stream>>>(params...);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return record(err, Status::LaunchFailed);
   return Status::Success;

@@ -3,6 +3,8 @@
 // thread map, loader, shared layout, pipeline, math and epilogue parts each do one job, and this
 // file only wires them together for one block tile of C.
 #include "../args.cuh"
+#include "../parts/epilogue.cuh"
+#include "../parts/k_split.cuh"
 #include "../parts/loader.cuh"
 
 namespace gemm::detail {
@@ -118,41 +120,54 @@ struct Mainloop {
   }
 };
 
-// Split-K epilogue: C += alpha * partial, after the host's beta * C pass.
-template <class T, class Shape, class Map, int FM, int FN>
+// Adds four floats to a 16-byte-aligned address with one vector reduction (sm_90), else element-wise.
+__device__ __forceinline__ void atomic_add4(float* p, float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(p), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+#else
+  atomicAdd(p, a), atomicAdd(p + 1, b), atomicAdd(p + 2, c), atomicAdd(p + 3, d);
+#endif
+}
+
+// Split-K / stream-K epilogue: C += alpha * partial, after the host's beta * C pass.
+// kVec: C and ldc are 16-byte aligned, so float runs of 4 inside the matrix add as one vector.
+template <class T, class Shape, class Map, bool kVec, int FM, int FN>
 __device__ void atomic_accumulate(const T (&acc)[FM][FN], const GemmArgs<T>& args, int m0, int n0, int r0, int c0) {
+  constexpr bool kVector = kVec && sizeof(T) == 4 && Shape::TN % 4 == 0;
 #pragma unroll
   for (int i = 0; i < FM; ++i) {
-    const int row = m0 + r0 + (i / Shape::TM) * Map::kGroupStrideM + i % Shape::TM;
+    const int row = m0 + r0 + fragment_row<Shape, Map>(i);
     if (row >= args.m) continue;
+    T* c_row = args.C + static_cast<long long>(row) * args.ldc;
 #pragma unroll
-    for (int j = 0; j < FN; ++j) {
-      const int col = n0 + c0 + (j / Shape::TN) * Map::kGroupStrideN + j % Shape::TN;
-      if (col < args.n) atomicAdd(args.C + static_cast<long long>(row) * args.ldc + col, args.alpha * acc[i][j]);
+    for (int j = 0; j < FN; j += kVector ? 4 : 1) {
+      const int col = n0 + c0 + fragment_col<Shape, Map>(j);
+      if constexpr (kVector) {
+        if (col + 4 <= args.n) {
+          atomic_add4(reinterpret_cast<float*>(c_row + col), args.alpha * acc[i][j], args.alpha * acc[i][j + 1],
+                      args.alpha * acc[i][j + 2], args.alpha * acc[i][j + 3]);
+          continue;
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          if (col + e < args.n) atomicAdd(c_row + col + e, args.alpha * acc[i][j + e]);
+      } else {
+        if (col < args.n) atomicAdd(c_row + col, args.alpha * acc[i][j]);
+      }
     }
   }
 }
 
+// One output tile's k range [k0, k0 + k_len): the mainloop, then either the epilogue or (accumulate)
+// an atomic add of alpha * partial into C.
 template <class T, class Cfg, bool kVec>
-__global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const GemmArgs<T> args) {
-  extern __shared__ __align__(16) unsigned char smem_bytes[];
+__device__ __forceinline__ void compute_tile(const GemmArgs<T>& args, T* smem, int tile, int tiles_m, int tiles_n,
+                                             int k0, int k_len, bool accumulate) {
   using Shape = typename Cfg::Shape;
   using Map = typename Cfg::Map;
-
-  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
-  const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
-  // With split-K, consecutive groups of tiles_m * tiles_n blocks take consecutive k slices.
-  const int tiles = tiles_m * tiles_n;
-  const int split = static_cast<int>(blockIdx.x) / tiles;
   int tile_m, tile_n;
-  Cfg::Raster::tile(static_cast<int>(blockIdx.x) - split * tiles, tiles_m, tiles_n, tile_m, tile_n);
-  constexpr int kSplits = Cfg::KSplit::kSplits;
-  const int k_per_split = kSplits == 1 ? args.k : ((args.k + kSplits - 1) / kSplits + Shape::BK - 1) / Shape::BK * Shape::BK;
-  const int k0 = split * k_per_split;
-  const int k_len = max(0, min(args.k - k0, k_per_split));
-
-  Mainloop<T, Cfg, kVec> ml(args, reinterpret_cast<T*>(smem_bytes), tile_m * Shape::BM, tile_n * Shape::BN, k0,
-                            k_len);
+  Cfg::Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
+  Mainloop<T, Cfg, kVec> ml(args, smem, tile_m * Shape::BM, tile_n * Shape::BN, k0, k_len);
 
   constexpr int FM = Map::kGroupsM * Shape::TM;
   constexpr int FN = Map::kGroupsN * Shape::TN;
@@ -163,10 +178,75 @@ __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const GemmArg
     for (int j = 0; j < FN; ++j) acc[i][j] = T(0);
 
   Cfg::Pipeline::run(ml, acc);
-  if constexpr (kSplits == 1) {
-    Cfg::Epilogue::template run<T, Shape, Map, kVec>(acc, args, ml.m0, ml.n0, ml.r0, ml.c0);
+  if (accumulate) {
+    atomic_accumulate<T, Shape, Map, kVec>(acc, args, ml.m0, ml.n0, ml.r0, ml.c0);
   } else {
-    atomic_accumulate<T, Shape, Map>(acc, args, ml.m0, ml.n0, ml.r0, ml.c0);
+    Cfg::Epilogue::template run<T, Shape, Map, kVec>(acc, args, ml.m0, ml.n0, ml.r0, ml.c0);
+  }
+}
+
+template <class T, class Cfg, bool kVec>
+__global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const GemmArgs<T> args, const StreamKSchedule sk) {
+  extern __shared__ __align__(16) unsigned char smem_bytes[];
+  T* smem = reinterpret_cast<T*>(smem_bytes);
+  using Shape = typename Cfg::Shape;
+  using KSplit = typename Cfg::KSplit;
+
+  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
+  const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+  const int tiles = tiles_m * tiles_n;
+  const int block = static_cast<int>(blockIdx.x);
+  if constexpr (KSplit::kStreamK) {
+    // Tile t owns iterations [t * k_iters, (t + 1) * k_iters) of one line; a whole-tile block takes
+    // its tile's, a stream-K block an even share of the leftover tiles' (which may span two tiles).
+    const int k_iters = (args.k + Shape::BK - 1) / Shape::BK;
+    long long it, end;
+    if (block < sk.dp_tiles) {
+      it = static_cast<long long>(block) * k_iters;
+      end = it + k_iters;
+    } else {
+      const long long first = static_cast<long long>(sk.dp_tiles) * k_iters;
+      const long long share = static_cast<long long>(tiles - sk.dp_tiles) * k_iters;
+      const int s = block - sk.dp_tiles;
+      it = first + share * s / sk.sk_blocks;
+      end = first + share * (s + 1) / sk.sk_blocks;
+    }
+    while (it < end) {  // the same for every thread of the block
+      const int tile = static_cast<int>(it / k_iters);
+      const int kb = static_cast<int>(it - static_cast<long long>(tile) * k_iters);
+      const int ke = static_cast<int>(min(static_cast<long long>(k_iters), kb + (end - it)));
+      const int k0 = kb * Shape::BK;
+      compute_tile<T, Cfg, kVec>(args, smem, tile, tiles_m, tiles_n, k0, min(args.k, ke * Shape::BK) - k0,
+                                 tile >= sk.dp_tiles);
+      it += ke - kb;
+      __syncthreads();  // the next tile's copies reuse the shared stages
+    }
+  } else {
+    // With split-K, consecutive groups of tiles blocks take consecutive k slices.
+    constexpr int kSplits = KSplit::kSplits;
+    const int split = block / tiles;
+    const int k_per_split =
+        kSplits == 1 ? args.k : ((args.k + kSplits - 1) / kSplits + Shape::BK - 1) / Shape::BK * Shape::BK;
+    const int k0 = split * k_per_split;
+    const int k_len = max(0, min(args.k - k0, k_per_split));
+    compute_tile<T, Cfg, kVec>(args, smem, block - split * tiles, tiles_m, tiles_n, k0, k_len, kSplits > 1);
+  }
+}
+
+// Stream-K's beta pass: C = beta * C over tiles first_tile, first_tile + 1, ... (one block per tile),
+// before their blocks add into them. beta == 0 writes zeros without reading C.
+template <class T, class Cfg>
+__global__ void scale_tiles_kernel(const GemmArgs<T> args, const int first_tile) {
+  using Shape = typename Cfg::Shape;
+  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
+  const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+  int tile_m, tile_n;
+  Cfg::Raster::tile(first_tile + static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  for (int idx = threadIdx.x; idx < Shape::BM * Shape::BN; idx += blockDim.x) {
+    const int row = tile_m * Shape::BM + idx / Shape::BN, col = tile_n * Shape::BN + idx % Shape::BN;
+    if (row >= args.m || col >= args.n) continue;
+    T* c = args.C + static_cast<long long>(row) * args.ldc + col;
+    *c = args.beta != T(0) ? args.beta * *c : T(0);
   }
 }
 

@@ -10,6 +10,17 @@ namespace gemm {
 
 namespace detail {
 
+// Where accumulator acc[i][j] of a thread lies, relative to the thread's first row r0 and column c0:
+// group i / TM (j / TN) of the thread map, element i % TM (j % TN) inside it.
+template <class Shape, class Map>
+__device__ __forceinline__ int fragment_row(int i) {
+  return (i / Shape::TM) * Map::kGroupStrideM + i % Shape::TM;
+}
+template <class Shape, class Map>
+__device__ __forceinline__ int fragment_col(int j) {
+  return (j / Shape::TN) * Map::kGroupStrideN + j % Shape::TN;
+}
+
 template <bool kVectorStores>
 struct LinearCombination {
   static std::string describe() { return kVectorStores ? "VectorEpilogue" : "ScalarEpilogue"; }
@@ -30,12 +41,12 @@ struct LinearCombination {
 #pragma unroll
       for (int tm = 0; tm < Shape::TM; ++tm) {
         const int i = gm * Shape::TM + tm;
-        const int row = m0 + r0 + gm * Map::kGroupStrideM + tm;
+        const int row = m0 + r0 + fragment_row<Shape, Map>(i);
         if (row >= args.m) continue;
         T* c_row = args.C + static_cast<long long>(row) * args.ldc;
 #pragma unroll
         for (int gn = 0; gn < Map::kGroupsN; ++gn) {
-          const int col0 = n0 + c0 + gn * Map::kGroupStrideN;
+          const int col0 = n0 + c0 + fragment_col<Shape, Map>(gn * Shape::TN);
 #pragma unroll
           for (int p = 0; p < (kVector ? Shape::TN / P : 1); ++p) {
             const int col = col0 + p * P;
