@@ -55,11 +55,12 @@ using Grid = TypeList<
     Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Cp<3>, Row>,                        // = MultiStage
     Candidate<128, 128, 8, 32, 64, 2, 2, 4, 4, Rb, Row>,                           // = WarpTiled
     // Large C, aligned: 128x256 tiles, 8 warps of 64x64
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,                    // Tuned::Large without stream-K
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK>,         // = Tuned::Large
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK>,
     Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<4>, Swz<8>, T4, O, SK>,
     Candidate<128, 256, 32, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK>,
-    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row, T4, O, SK>,
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row, T4, O, SK>,            // = Tuned::Large
+    Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Row>,                       // the same without stream-K
     Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Fp<3>, Swz<8>, T4, O, SK>,
     Candidate<128, 256, 16, 64, 64, 4, 2, 4, 4, Fp<4>, Swz<8>, T4, O, SK>,
     Candidate<256, 128, 16, 64, 64, 4, 2, 4, 4, Cp<3>, Swz<8>, T4, O, SK>,
