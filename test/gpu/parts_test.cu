@@ -1,19 +1,12 @@
 // GPU correctness of the fragment pipeline and stream-K outside Tuned: with both math parts and
 // both element types, on the standard cases and on shapes that overflow a whole wave of blocks
 // (so that stream-K shares out the leftover tiles).
+#include "../common/pipelined_policies.cuh"
 #include "check.cuh"
 
 namespace {
-using namespace gemm;
-
-template <class Shape, class Map, class ALayout, class Math>
-struct Pipelined : TiledPolicy<Shape, Map, VectorLoader<>, SmemLayout<ALayout, RowMajor<0>>, CpAsyncFragmentPipeline<3>,
-                               Math, VectorEpilogue, RowMajorRaster, StreamK>,
-                   Named<Pipelined<Shape, Map, ALayout, Math>> {
-  static const char* name() { return "Pipelined"; }
-};
-using AlongM = Pipelined<TileShape<64, 64, 16, 4, 4>, WarpThreadMap<32, 32, 2, 1>, Transposed<4>, OuterProduct>;
-using AlongK = Pipelined<TileShape<64, 64, 16, 1, 4>, WarpThreadMap<32, 32, 8, 1>, RowMajor<4>, OuterProductAlongK>;
+using gemm_test::PipelinedAlongK;
+using gemm_test::PipelinedAlongM;
 
 // How many 64x64 tiles one wave of Policy's aligned kernel holds on this device.
 template <class Policy, class T>
@@ -45,11 +38,11 @@ void check_pipelined() {
 }  // namespace
 
 TEST_CASE("CpAsyncFragmentPipeline with StreamK, A read along m, is correct", "[gpu][parts]") {
-  check_pipelined<AlongM, float>();
-  check_pipelined<AlongM, double>();
+  check_pipelined<PipelinedAlongM, float>();
+  check_pipelined<PipelinedAlongM, double>();
 }
 
 TEST_CASE("CpAsyncFragmentPipeline with StreamK, A read along k, is correct", "[gpu][parts]") {
-  check_pipelined<AlongK, float>();
-  check_pipelined<AlongK, double>();
+  check_pipelined<PipelinedAlongK, float>();
+  check_pipelined<PipelinedAlongK, double>();
 }
