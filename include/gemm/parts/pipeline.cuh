@@ -78,8 +78,8 @@ struct CpAsyncMultiStage {
     for (int kt = 0; kt < ml.k_tiles; ++kt) {
       detail::cp_async_wait<Stages - 2>();  // tile kt has landed (for this thread) ...
       __syncthreads();                      // ... and for every thread; stage kt-1 is free again
-      // Issued before the math, not inside it: measured faster for the cp.async kernels (their
-      // copies hold many address registers, which inside the math push the large tiles to spill).
+      // Issued right after the barrier, before the math (CpAsyncFragmentPipeline issues them inside
+      // the math instead; on the 128x256 tile this order measured faster).
       if (kt + Stages - 1 < ml.k_tiles) ml.copy_async(load_stage, kt + Stages - 1);
       detail::cp_async_commit();
       ml.compute(compute_stage, acc);
@@ -95,8 +95,8 @@ struct CpAsyncMultiStage {
 // previous step's FMAs run; the barrier comes before the last step of a tile, when every fragment of
 // the tile is already loaded, so the next tile's first fragments load under the last step's FMAs
 // instead of after the barrier; and the copies for a later tile are issued inside the first step, so
-// their address arithmetic interleaves with FMAs. The loop has no branches: the barrier runs every
-// step, and copies past the last tile read nothing.
+// their address arithmetic interleaves with FMAs. The loop body has no branches: the barrier runs
+// for every tile, the last included, and copies past the last tile read nothing.
 template <int Stages>
 struct CpAsyncFragmentPipeline {
   static_assert(Stages >= 2, "CpAsyncFragmentPipeline: needs at least 2 stages (one computing, one loading).");
