@@ -205,6 +205,29 @@ inline std::vector<Case> standard_cases() {
   return cases;
 }
 
+// Rows of tiles (tiles_n columns of them) that overflow one wave of Policy's kernel on this GPU by
+// about a quarter without filling a whole number of waves: the shapes on which StreamK shares out
+// leftover tiles. A wave is SMs x resident blocks, counted as the library counts it.
+struct WaveOverflow {
+  int tiles_m;
+  int wave;
+};
+template <class Policy, class T>
+WaveOverflow rows_past_a_wave(int tiles_n) {
+  using Cfg = typename Policy::template Config<T>;
+  constexpr auto kKernel = &gemm::detail::tiled_gemm_kernel<T, Cfg, (Cfg::kLoadWidth > 1)>;
+  gemm::detail::DeviceInfo dev;
+  REQUIRE(gemm::detail::query_device(dev) == gemm::Status::Success);
+  REQUIRE(gemm::detail::prepare_kernel<kKernel>(Cfg::kSmemBytes, dev) == gemm::Status::Success);
+  int per_sm = 0;
+  REQUIRE(gemm::detail::resident_blocks<kKernel>(Cfg::kThreads, Cfg::kSmemBytes, dev, per_sm) == gemm::Status::Success);
+  const int wave = per_sm * dev.sms;
+  REQUIRE(wave > 0);
+  int tiles_m = (wave + wave / 4) / tiles_n + 1;
+  while ((tiles_m * tiles_n) % wave == 0) ++tiles_m;
+  return {tiles_m, wave};
+}
+
 template <class Policy, class T>
 void check_preset() {
   for (const Case& c : standard_cases()) run_case<Policy, T>(c);

@@ -58,32 +58,25 @@ TEST_CASE("Each of Tuned's float compositions is correct on its own", "[gpu][Tun
 }
 
 // Stream-K only runs when the tiles overflow whole waves of the GPU, so these shapes are built from
-// the device's SM count: more 128x256 (Large) or 256x128 (LargeMisaligned) tiles than SMs, and not a
-// multiple of them. k covers a long ragged range (blocks share tiles), one BK step (blocks cover
+// the device: more 128x256 (Large) or 256x128 (LargeMisaligned) tiles than one wave holds, and not a
+// multiple of it. k covers a long ragged range (blocks share tiles), one BK step (blocks cover
 // several whole tiles each) and beta = 0 over NaN (the leftover tiles' beta pass must zero C).
 TEST_CASE("Tuned's stream-K compositions are correct when the last wave is shared out", "[gpu][Tuned][float]") {
-  int device = 0, sms = 0;
-  CUDA_REQUIRE(cudaGetDevice(&device));
-  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // tiles_n columns of tiles; enough rows of tiles for 1.2 waves, nudged off a whole number of waves.
-  const auto rows_of_tiles = [&](int tiles_n) {
-    int tiles_m = (sms + sms / 5) / tiles_n + 1;
-    while ((tiles_m * tiles_n) % sms == 0) ++tiles_m;
-    return tiles_m;
-  };
   using gemm_test::Case;
   using T = gemm::preset::Tuned;
   {
-    const int tm = rows_of_tiles(12), m = tm * 128 - 5, n = 12 * 256 - 3;
-    INFO("Tuned::Large with stream-K, " << tm * 12 << " tiles on " << sms << " SMs");
+    const auto rows = gemm_test::rows_past_a_wave<T::Large, float>(12);
+    const int m = rows.tiles_m * 128 - 5, n = 12 * 256 - 3;
+    INFO("Tuned::Large with stream-K, " << rows.tiles_m * 12 << " tiles, " << rows.wave << " per wave");
     gemm_test::run_case<T::Large, float>(aligned_version(Case{m, n, 150, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}));
     gemm_test::run_case<T::Large, float>(aligned_version(Case{m, n, 150, 0.5, -1.5, 4, 4, 4}));
     gemm_test::run_case<T::Large, float>(aligned_version(Case{m, n, 16, -1.0, 1.0}));
     gemm_test::run_case<T::Large, float>(aligned_version(Case{m, n, 13, 2.0, 0.0, 0, 0, 0, 0, 0, 0, true}));
   }
   {
-    const int tm = rows_of_tiles(13), m = tm * 256 - 7, n = 13 * 128 - 1;
-    INFO("Tuned::LargeMisaligned with stream-K, " << tm * 13 << " tiles on " << sms << " SMs");
+    const auto rows = gemm_test::rows_past_a_wave<T::LargeMisaligned, float>(13);
+    const int m = rows.tiles_m * 256 - 7, n = 13 * 128 - 1;
+    INFO("Tuned::LargeMisaligned with stream-K, " << rows.tiles_m * 13 << " tiles, " << rows.wave << " per wave");
     gemm_test::run_case<T::LargeMisaligned, float>(Case{m, n, 45, 1.0, 0.0, 1, 0, 0, 1, 0, 0, true});
     gemm_test::run_case<T::LargeMisaligned, float>(Case{m, n, 67, -0.5, 0.75, 3, 1, 2, 1, 0, 3});
     gemm_test::run_case<T::LargeMisaligned, float>(Case{m, n, 8, 1.0, 1.0, 1, 1, 1});

@@ -1,10 +1,15 @@
 #pragma once
-// C = beta * C, for calls where the product vanishes (k == 0 or alpha == 0).
-// beta == 0 writes zeros without reading C.
+// Beta passes: C = beta * C, for calls where the product vanishes (k == 0 or alpha == 0), and before
+// split-K or stream-K blocks add their partial products into C. beta == 0 writes zeros without reading C.
 #include "../args.cuh"
 #include "../detail/launch.cuh"
 
 namespace gemm::detail {
+
+template <class T>
+__device__ __forceinline__ void scale_element(T* c, T beta) {
+  *c = beta != T(0) ? beta * *c : T(0);
+}
 
 template <class T>
 __global__ void scale_c_kernel(const GemmArgs<T> args) {
@@ -12,8 +17,22 @@ __global__ void scale_c_kernel(const GemmArgs<T> args) {
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long row = idx / args.n, col = idx % args.n;
-    T* c = args.C + row * args.ldc + col;
-    *c = args.beta != T(0) ? args.beta * *c : T(0);
+    scale_element(args.C + row * args.ldc + col, args.beta);
+  }
+}
+
+// Stream-K's pass over tiles first_tile, first_tile + 1, ... of Cfg's tiling (one block per tile),
+// before the blocks that share those tiles add into them.
+template <class T, class Cfg>
+__global__ void scale_tiles_kernel(const GemmArgs<T> args, const int first_tile) {
+  using Shape = typename Cfg::Shape;
+  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
+  const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+  int tile_m, tile_n;
+  Cfg::Raster::tile(first_tile + static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  for (int idx = threadIdx.x; idx < Shape::BM * Shape::BN; idx += blockDim.x) {
+    const int row = tile_m * Shape::BM + idx / Shape::BN, col = tile_n * Shape::BN + idx % Shape::BN;
+    if (row < args.m && col < args.n) scale_element(args.C + static_cast<long long>(row) * args.ldc + col, args.beta);
   }
 }
 

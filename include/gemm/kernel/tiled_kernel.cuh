@@ -233,21 +233,4 @@ __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const GemmArg
   }
 }
 
-// Stream-K's beta pass: C = beta * C over tiles first_tile, first_tile + 1, ... (one block per tile),
-// before their blocks add into them. beta == 0 writes zeros without reading C.
-template <class T, class Cfg>
-__global__ void scale_tiles_kernel(const GemmArgs<T> args, const int first_tile) {
-  using Shape = typename Cfg::Shape;
-  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
-  const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
-  int tile_m, tile_n;
-  Cfg::Raster::tile(first_tile + static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
-  for (int idx = threadIdx.x; idx < Shape::BM * Shape::BN; idx += blockDim.x) {
-    const int row = tile_m * Shape::BM + idx / Shape::BN, col = tile_n * Shape::BN + idx % Shape::BN;
-    if (row >= args.m || col >= args.n) continue;
-    T* c = args.C + static_cast<long long>(row) * args.ldc + col;
-    *c = args.beta != T(0) ? args.beta * *c : T(0);
-  }
-}
-
 }  // namespace gemm::detail
