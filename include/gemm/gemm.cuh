@@ -3,9 +3,20 @@
 //
 //   gemm::Status s = gemm::gemm<float, gemm::preset::MultiStage>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 //
-// computes C = alpha * A * B + beta * C for row-major device matrices A (m x k), B (k x n) and
-// C (m x n). It never throws: it validates everything it can before touching the device, launches
-// nothing when the call is invalid, and returns a Status that says what was wrong.
+// computes C = alpha * op(A) * op(B) + beta * C on device matrices. Three entry points:
+//
+//   gemm::gemm<T, Policy>(m, n, k, alpha, A, lda, B, ldb, beta, C, ldc[, stream])
+//       row-major A (m x k), B (k x n) and C (m x n);
+//   gemm::gemm<T, Policy>(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc[, stream])
+//       row-major C; op N: the operand is stored as written, op T: stored transposed (A as k x m,
+//       B as n x k, row-major; i.e. op(A), op(B) column-major);
+//   gemm::blas::gemm<T, Policy>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc[, stream])
+//       column-major, in BLAS's (and cuBLAS's) argument order and meaning.
+//
+// T is the math type (types.cuh): float, gemm::tf32, double, __nv_bfloat16 or __half. C holds the
+// input type, or float for 16-bit inputs. It never throws: it validates everything it can before
+// touching the device, launches nothing when the call is invalid, and returns a Status that says
+// what was wrong.
 #include <type_traits>
 #include <cuda_runtime.h>
 #include "args.cuh"
@@ -13,33 +24,107 @@
 #include "kernel/scale_kernel.cuh"
 #include "policy.cuh"
 #include "presets.cuh"
+#include "tuned.cuh"
 #include "status.cuh"
+#include "types.cuh"
 
 namespace gemm {
 
 // The policy gemm::gemm<T>() uses when none is named.
 using DefaultPolicy = preset::Tuned;
 
-template <class T, class Policy = DefaultPolicy>
-Status gemm(int m, int n, int k, T alpha, const T* A, int lda, const T* B, int ldb, T beta, T* C, int ldc,
-            cudaStream_t stream = 0) {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "gemm::gemm supports float and double element types.");
-  const GemmArgs<T> args{m, n, k, alpha, A, lda, B, ldb, beta, C, ldc};
+namespace detail {
+
+// Every entry point ends here, with the row-major form of the call.
+// Layouts: Ops<N, N> from the row-major entry point, AnyOps from those that take op arguments.
+template <class T, class Policy, class Layouts, class Out>
+Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+  static_assert(is_math_type<T>,
+                "gemm::gemm<T>: T must be float, gemm::tf32 (float data, TF32 tensor cores), double, __nv_bfloat16 "
+                "or __half.");
+  static_assert(is_supported_output<T, Out>,
+                "gemm::gemm<T>: C must hold the input type, or float for __nv_bfloat16 and __half inputs "
+                "(float->float, tf32->float, double->double, bf16->bf16|float, half->half|float).");
+  static_assert(!is_math_type<T> || !is_supported_output<T, Out> || Policy::template kServes<T, Out>,
+                "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
+                "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
+                "tensor-core preset or Tuned. Each preset's comment in presets.cuh lists its types.");
 
   // 1. Arguments, with no CUDA call.
-  if (Status s = detail::validate_sizes(args); s != Status::Success) return s;
-  if (m == 0 || n == 0) return Status::Success;  // BLAS: an empty C is a successful no-op
-  if (Status s = detail::validate_pointers(args); s != Status::Success) return s;
-  if (Status s = Policy::check_alignment(args); s != Status::Success) return s;
+  if (Status s = validate_sizes(args); s != Status::Success) return s;
+  if (args.m == 0 || args.n == 0) return Status::Success;  // BLAS: an empty C is a successful no-op
+  if (Status s = validate_pointers(args); s != Status::Success) return s;
+  if (Status s = Policy::template check_alignment<T>(args); s != Status::Success) return s;
 
   // 2. The device.
-  detail::DeviceInfo dev;
-  if (Status s = detail::query_device(dev); s != Status::Success) return s;
+  DeviceInfo dev;
+  if (Status s = query_device(dev); s != Status::Success) return s;
 
   // 3. No product term: C = beta * C (and nothing at all when beta == 1).
-  if (!detail::reads_ab(args)) return detail::scale_c(args, dev, stream);
-  return Policy::template launch<T>(args, dev, stream);
+  if (!reads_ab(args)) return scale_c(args, dev, stream);
+  return Policy::template launch<T, Layouts>(args, dev, stream);
 }
 
+template <class T, class Out>
+using EnableOtherOutput = std::enable_if_t<!std::is_same_v<Out, storage_t<T>>, int>;
+
+}  // namespace detail
+
+// Row-major A, B and C.
+template <class T, class Policy = DefaultPolicy>
+Status gemm(int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda, const storage_t<T>* B, int ldb,
+            scalar_t<T> beta, storage_t<T>* C, int ldc, cudaStream_t stream = 0) {
+  return detail::run<T, Policy, detail::Ops<Op::N, Op::N>, storage_t<T>>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc},
+                                                                         stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, detail::EnableOtherOutput<T, Out> = 0>
+Status gemm(int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda, const storage_t<T>* B, int ldb,
+            scalar_t<T> beta, Out* C, int ldc, cudaStream_t stream = 0) {
+  return detail::run<T, Policy, detail::Ops<Op::N, Op::N>, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
+}
+
+// Row-major C; A and B each stored as written (Op::N) or transposed (Op::T).
+template <class T, class Policy = DefaultPolicy>
+Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, storage_t<T>* C, int ldc, cudaStream_t stream = 0) {
+  return detail::run<T, Policy, detail::AnyOps, storage_t<T>>(
+      {m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b}, stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, detail::EnableOtherOutput<T, Out> = 0>
+Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, cudaStream_t stream = 0) {
+  return detail::run<T, Policy, detail::AnyOps, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b},
+                                                     stream);
+}
+
+// Column-major, as BLAS and cuBLAS: C (m x n, ldc >= m) = alpha * op(A) * op(B) + beta * C with
+// op(A) m x k (transa N: A is m x k, lda >= m; T: A is k x m, lda >= k) and op(B) k x n (N: ldb >= k;
+// T: ldb >= n). A cuBLAS call cublasGemmEx(h, transa, transb, m, n, k, ...) maps one to one.
+namespace blas {
+
+namespace detail {
+// Column-major C is the row-major n x m matrix C^T = op(B)^T op(A)^T with the same storage, and a
+// column-major operand with op X is a row-major one with the same op: so swap A and B (and the
+// statuses that name them).
+template <class T, class Policy, class Out>
+Status run(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+           const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, cudaStream_t stream) {
+  return gemm::detail::swap_ab(
+      gemm::detail::run<T, Policy, gemm::detail::AnyOps, Out>(
+          {n, m, k, alpha, B, ldb, A, lda, beta, C, ldc, transb, transa}, stream));
+}
+}  // namespace detail
+
+template <class T, class Policy = DefaultPolicy>
+Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, storage_t<T>* C, int ldc, cudaStream_t stream = 0) {
+  return detail::run<T, Policy, storage_t<T>>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, gemm::detail::EnableOtherOutput<T, Out> = 0>
+Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, cudaStream_t stream = 0) {
+  return detail::run<T, Policy, Out>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+}  // namespace blas
 }  // namespace gemm

@@ -34,22 +34,30 @@ struct Named {
   static std::string describe() { return std::string(Self::name()) + ": " + Self::parts(); }
 };
 
+// Types served by the CUDA-core (SIMT) policies unless a preset says otherwise: strict fp32 and fp64.
+template <class T, class Out>
+inline constexpr bool kStrictTypes =
+    (std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<Out, T>;
+
 template <class Mapping>
 struct DirectPolicy {
   static constexpr int kMinArch = 0;
   static const char* name() { return "DirectPolicy"; }
   static std::string parts() { return "DirectPolicy<" + Mapping::describe() + ">, 32x32 threads per block"; }
 
+  template <class T, class Out>
+  static constexpr bool kServes = kStrictTypes<T, Out>;
+
   template <class T>
   static int smem_bytes() { return 0; }
 
-  template <class T>
-  static Status check_alignment(const GemmArgs<T>&) { return Status::Success; }
+  template <class T, class Args>
+  static Status check_alignment(const Args&) { return Status::Success; }
 
-  template <class T>
-  static Status launch(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+  template <class T, class Layouts, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     const long long blocks = detail::ceil_div(args.m, 32) * detail::ceil_div(args.n, 32);
-    return detail::launch_kernel<&detail::direct_gemm_kernel<T, Mapping>>(blocks, 1024, 0, stream, dev, args);
+    return detail::launch_kernel<&detail::direct_gemm_kernel<Args, Mapping>>(blocks, 1024, 0, stream, dev, args);
   }
 };
 
@@ -66,20 +74,24 @@ struct TiledPolicy {
   using Raster = RasterP;
   using KSplit = KSplitP;
 
-  // The parts resolved for one element type: what the kernel template reads.
-  template <class T>
+  // The parts resolved for what A and B hold (In): what the kernel template reads. Shared memory and
+  // the accumulators hold Acc (float for 16-bit inputs, which the loader converts on the way).
+  template <class In>
   struct Config {
+    using Acc = std::conditional_t<std::is_same_v<In, double>, double, float>;
     using Shape = ShapeP;
     using Map = typename ThreadMapP::template Map<ShapeP>;
-    using Tiles = typename LayoutP::template Tiles<T, ShapeP>;
+    using Tiles = typename LayoutP::template Tiles<Acc, ShapeP>;
     using Pipeline = PipelineP;
     using Math = MathP;
     using Epilogue = EpilogueP;
     using Raster = RasterP;
     using KSplit = KSplitP;
     static constexpr int kThreads = Map::kThreads;
-    static constexpr int kLoadWidth = LoaderP::template kWidth<T>;
-    static constexpr int kSmemBytes = PipelineP::kStages * Tiles::kStageElems * static_cast<int>(sizeof(T));
+    static constexpr int kLoadWidth = LoaderP::template kWidth<Acc>;
+    static constexpr int kSmemBytes = PipelineP::kStages * Tiles::kStageElems * static_cast<int>(sizeof(Acc));
+    // Bytes of one vector load of A or B (16 for float and double, 8 for 4 converted 16-bit elements).
+    static constexpr int kLoadBytes = kLoadWidth * static_cast<int>(sizeof(In));
     static_assert(kThreads % 32 == 0, "TiledPolicy: the thread map must give a whole number of warps.");
   };
 
@@ -91,14 +103,29 @@ struct TiledPolicy {
            Raster::describe() + (KSplit::kSplits > 1 || KSplit::kStreamK ? ", " + KSplit::describe() : std::string());
   }
 
-  template <class T>
-  static int smem_bytes() { return Config<T>::kSmemBytes; }
+  // float and double; a preset may add 16-bit inputs where its pipeline stages through registers
+  // (cp.async cannot convert) and it splits no k (partial sums add into C in its own type).
+  template <class T, class Out>
+  static constexpr bool kServes = kStrictTypes<T, Out>;
+  static constexpr bool kCanConvert16Bit = Pipeline::kRegisterStaged && KSplit::kSplits == 1 && !KSplit::kStreamK;
 
-  template <class T>
-  static Status check_alignment(const GemmArgs<T>& args) {
+  template <class In>
+  static int smem_bytes() { return Config<In>::kSmemBytes; }
+
+  // Whether A, B and C allow this policy's vector accesses.
+  template <class Args>
+  static bool vector_aligned(const Args& a) {
+    constexpr int kAB = Config<typename Args::Element>::kLoadBytes;
+    return detail::vector_aligned(a.A, a.lda, kAB) && detail::vector_aligned(a.B, a.ldb, kAB) &&
+           detail::vector_aligned(a.C, a.ldc);
+  }
+
+  template <class T, class Args>
+  static Status check_alignment(const Args& args) {
     if constexpr (Loader::kRejectsMisaligned) {
-      if (detail::reads_ab(args) && !detail::vector_aligned(args.A, args.lda)) return Status::MisalignedA;
-      if (detail::reads_ab(args) && !detail::vector_aligned(args.B, args.ldb)) return Status::MisalignedB;
+      constexpr int kAB = Config<typename Args::Element>::kLoadBytes;
+      if (detail::reads_ab(args) && !detail::vector_aligned(args.A, args.lda, kAB)) return Status::MisalignedA;
+      if (detail::reads_ab(args) && !detail::vector_aligned(args.B, args.ldb, kAB)) return Status::MisalignedB;
       if (!detail::vector_aligned(args.C, args.ldc)) return Status::MisalignedC;
     }
     (void)args;
@@ -108,10 +135,9 @@ struct TiledPolicy {
   // StreamK: whole waves of tiles run one per block; when the tiles leave a partial wave (more tiles
   // than the GPU holds at once, not a multiple of it), the leftover tiles' k iterations are shared
   // out among up to one wave of blocks, after a beta pass over those tiles (their blocks add into C).
-  template <class T, auto Kernel>
-  static Status stream_k_schedule(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream,
+  template <class Args, class Cfg, auto Kernel>
+  static Status stream_k_schedule(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
                                   long long tiles, StreamKSchedule& sk) {
-    using Cfg = Config<T>;
     if (Status s = detail::prepare_kernel<Kernel>(Cfg::kSmemBytes, dev); s != Status::Success) return s;
     int per_sm = 0;
     if (Status s = detail::resident_blocks<Kernel>(Cfg::kThreads, Cfg::kSmemBytes, dev, per_sm); s != Status::Success)
@@ -122,13 +148,20 @@ struct TiledPolicy {
     const long long iters = left * detail::ceil_div(args.k, Shape::BK);
     sk.dp_tiles = static_cast<int>(tiles - left);
     sk.sk_blocks = static_cast<int>(std::max(1LL, std::min(wave, iters / KSplit::kMinIters)));
-    if (args.beta == T(1)) return Status::Success;
-    return detail::launch_kernel<&detail::scale_tiles_kernel<T, Cfg>>(left, 256, 0, stream, dev, args, sk.dp_tiles);
+    if (args.beta == 1) return Status::Success;
+    return detail::launch_kernel<&detail::scale_tiles_kernel<Args, Cfg>>(left, 256, 0, stream, dev, args, sk.dp_tiles);
   }
 
-  template <class T>
-  static Status launch(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    using Cfg = Config<T>;
+  // The kernel of one alignment path and layout combination.
+  template <class Args, bool kVec, class Layouts>
+  static constexpr auto kKernel = &detail::tiled_gemm_kernel<Args, Config<typename Args::Element>, kVec, Layouts>;
+
+  template <class T, class Layouts, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    using Cfg = Config<typename Args::Element>;
+    static_assert(kStrictTypes<T, typename Args::Output> || kCanConvert16Bit,
+                  "TiledPolicy: 16-bit inputs are converted to float on their way through registers, so they need a "
+                  "register-staged pipeline (SingleStage or RegisterDoubleBuffer) and no split-K or stream-K.");
     if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
     if (Cfg::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
     const long long tiles = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN);
@@ -136,14 +169,16 @@ struct TiledPolicy {
       if (Status s = detail::scale_c(args, dev, stream); s != Status::Success) return s;
     }
     auto run = [&](auto aligned) {
-      constexpr auto kKernel = &detail::tiled_gemm_kernel<T, Cfg, decltype(aligned)::value>;
-      long long blocks = tiles * KSplit::kSplits;
-      StreamKSchedule sk{static_cast<int>(std::min<long long>(tiles, INT_MAX)), 0};
-      if constexpr (KSplit::kStreamK) {
-        if (Status s = stream_k_schedule<T, kKernel>(args, dev, stream, tiles, sk); s != Status::Success) return s;
-        blocks = sk.dp_tiles + static_cast<long long>(sk.sk_blocks);
-      }
-      return detail::launch_kernel<kKernel>(blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args, sk);
+      return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
+        constexpr auto kK = kKernel<Args, decltype(aligned)::value, decltype(layouts)>;
+        long long blocks = tiles * KSplit::kSplits;
+        StreamKSchedule sk{static_cast<int>(std::min<long long>(tiles, INT_MAX)), 0};
+        if constexpr (KSplit::kStreamK) {
+          if (Status s = stream_k_schedule<Args, Cfg, kK>(args, dev, stream, tiles, sk); s != Status::Success) return s;
+          blocks = sk.dp_tiles + static_cast<long long>(sk.sk_blocks);
+        }
+        return detail::launch_kernel<kK>(blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args, sk);
+      });
     };
     // Only vector loaders need the aligned/unaligned pair; a rejecting loader never sees misaligned input.
     if constexpr (Cfg::kLoadWidth == 1) {
@@ -151,7 +186,7 @@ struct TiledPolicy {
     } else if constexpr (Loader::kRejectsMisaligned) {
       return run(std::true_type{});
     } else {
-      return detail::all_vector_aligned(args) ? run(std::true_type{}) : run(std::false_type{});
+      return vector_aligned(args) ? run(std::true_type{}) : run(std::false_type{});
     }
   }
 };

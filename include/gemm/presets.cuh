@@ -2,11 +2,18 @@
 // The tutorials' stages as named policies, in tutorial order. Each preset differs from the one
 // before it by the part that the tutorial changed; diff two neighbours to see one idea.
 //
-// Alignment: every preset accepts any pointer aligned to its element type and any leading
-// dimension. Presets with VectorLoader<> run a scalar-load instantiation of the same kernel when
-// A, B or C (or lda, ldb, ldc) are not 16-byte aligned; nothing is rejected for alignment.
+// Types: the CUDA-core stages compute float and double (WarpTiled also bf16 and fp16 inputs); the
+// Hopper stages compute bf16 and fp16 inputs (C in the input type or float). Every preset takes every
+// layout of A and B (gemm::Op) and both entry points (row-major, and blas:: column-major).
+// Alignment: the CUDA-core presets accept any pointer aligned to its element type and any leading
+// dimension: presets with VectorLoader<> run a scalar-load instantiation of the same kernel when
+// A, B or C (or lda, ldb, ldc) are not 16-byte aligned. The Hopper presets need A and B as TMA reads
+// them (16-byte-aligned pointers, leading dimensions a multiple of 16 bytes) and return
+// Status::MisalignedA/B otherwise; Tuned takes another path for such input.
 #include <algorithm>
+#include <type_traits>
 #include "policy.cuh"
+#include "sm90/policy.cuh"
 #include "type_list.cuh"
 
 namespace gemm::preset {
@@ -76,11 +83,16 @@ struct DoubleBuffered : TiledPolicy<TileShape<128, 128, 8, 8, 8>, BlockThreadMap
 // Stage 9, warp tiling: block tile -> 32x64 warp tiles -> 4x4 thread tiles, twice in each direction.
 // A warp's lanes read adjacent shared-memory words (no conflicts on B) and a warp's fragment
 // footprint is small, so its operands are reused from registers.
+// WarpTiled is also the CUDA-core path for bf16 and fp16 inputs (converted to float as they pass
+// through registers into shared memory, fp32 accumulation, C in the input type or float): the
+// correct fallback on any GPU, alignment and layout, not the fast path.
 struct WarpTiled : TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
                                SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
                                VectorEpilogue>,
                    Named<WarpTiled> {
   static const char* name() { return "WarpTiled"; }
+  template <class T, class Out>
+  static constexpr bool kServes = kStrictTypes<T, Out> || (is_16bit<T> && is_supported_output<T, Out>);
 };
 
 // Stage 10, multi-stage cp.async pipeline (sm_80+): three shared stages filled by asynchronous
@@ -92,84 +104,32 @@ struct MultiStage : TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 
   static const char* name() { return "MultiStage"; }
 };
 
-// Beyond the tutorials: the fastest compositions measured on the H100 (sm_90) by tools/autotune.cu,
-// picked per call by the shape of C. See docs/worklog.md for how each was chosen; on sm_80 the same
-// choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
-struct Tuned : Named<Tuned> {
-  // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
-  // a 3-stage cp.async pipeline 16 deep in k, and stream-K for the tiles of a last partial wave.
-  // Row-major block order measured 1-2% faster than the swizzled one at 8192^3 (50 MB of L2 holds
-  // what a wave shares either way). Aligned input only.
-  using Large = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
-                            VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
-                            CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, RowMajorRaster, StreamK>;
-  // Large C, misaligned: every copy is one element, so the tile is 8 deep in k and the fragment
-  // pipeline hides the copies' issue under the FMAs. 256 x 128 tiles also waste less of a ragged
-  // n (4095 x 4097 is 16 x 33 tiles, 4 whole waves of 132).
-  using LargeMisaligned = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, ScalarLoader,
-                                      SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>,
-                                      OuterProduct, ScalarEpilogue, SwizzledRaster<8>, StreamK>;
-  // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile, 4 k slices.
-  using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
-                                  VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
-                                  CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>, SplitK<4>>;
-  // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs. A stays
-  // k-contiguous in shared memory, so 16-byte cp.async copies fill the pipeline; 32 deep in k, with
-  // the fragment pipeline overlapping the barrier.
-  using Small = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
-                            SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>, OuterProductAlongK,
-                            VectorEpilogue, SwizzledRaster<8>>;
-  // m <= 16 with a long k: memory-bound (B is read once), so the tile is 16 x 512 with each thread
-  // owning all 16 rows of 4 columns (every B value loaded from shared memory feeds 16 FMAs), 16 k
-  // slices give 128 blocks, a 4-stage cp.async pipeline keeps B in flight, and the slices add into
-  // C with 16-byte vector reductions. Aligned input only (misaligned skinny calls take the small-C path).
-  using Skinny = TiledPolicy<TileShape<16, 512, 16, 16, 4>, BlockThreadMap, VectorLoader<Misaligned::Reject>,
-                             SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncMultiStage<4>, OuterProduct,
-                             VectorEpilogue, RowMajorRaster, SplitK<16>>;
-  // double: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
-  using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
-                             SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
-                             VectorEpilogue, SwizzledRaster<8>>;
+// ---------------------------------------------------------------------------------------------
+// Tensor cores on Hopper (sm_90a): bf16 and fp16 inputs, C in the input type or float, every layout.
 
-  static constexpr int kMinArch = 0;
-  static const char* name() { return "Tuned"; }
-  static std::string parts() {
-    return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
-           "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
-           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
-           "}";
-  }
-  template <class T>
-  static int smem_bytes() {
-    if constexpr (sizeof(T) == 8)
-      return Double::smem_bytes<T>();
-    else
-      return std::max({Large::smem_bytes<T>(), LargeMisaligned::smem_bytes<T>(), Small::smem_bytes<T>(),
-                       Skinny::smem_bytes<T>()});
-  }
-  template <class T>
-  static Status check_alignment(const GemmArgs<T>&) { return Status::Success; }  // misaligned input has a path
-
-  template <class T>
-  static Status launch(const GemmArgs<T>& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    if constexpr (sizeof(T) == 8) {
-      return Double::launch<T>(args, dev, stream);
-    } else {
-      if (dev.arch < 80) return WarpTiled::launch<T>(args, dev, stream);  // no cp.async before sm_80
-      const bool aligned = detail::all_vector_aligned(args);
-      if (aligned && args.m <= 16 && args.k >= 1024) return Skinny::launch<T>(args, dev, stream);
-      const long long large_tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 256);
-      if (large_tiles >= 96) {
-        return aligned ? Large::launch<T>(args, dev, stream) : LargeMisaligned::launch<T>(args, dev, stream);
-      }
-      if (aligned && args.k >= 2048 && large_tiles * 4 >= 96) return LargeSplitK::launch<T>(args, dev, stream);
-      return Small::launch<T>(args, dev, stream);
-    }
-  }
+// Stage 13, TMA + wgmma: the copy engine fills 128-byte-swizzled shared stages (one thread issues
+// a whole tile per copy, completing on an mbarrier), and one warpgroup multiplies them with wgmma
+// straight from shared memory: 128x128 tiles, four stages in flight, the math waits for its own
+// tensor cores before a stage is refilled.
+struct Wgmma : HopperPolicy<BlockTile<128, 128>, 4, SingleWarpgroup, RowMajorRaster>, Named<Wgmma> {
+  static const char* name() { return "Wgmma"; }
 };
 
-// Every preset, in tutorial order.
-using All = TypeList<Naive, Coalesced, SmemTiled, BlockTile1D, BlockTile2D, Vectorized, BankConflictFree,
-                     DoubleBuffered, WarpTiled, MultiStage, Tuned>;
+// Stage 14, warp specialisation: a producer warpgroup only issues TMA, two consumer warpgroups only
+// multiply (64 rows of a 128x256 tile each), and full/empty barriers pass each stage between them,
+// so the loads never wait for the math to drain; setmaxnreg gives the producer's registers to the
+// consumers.
+struct WarpSpecialized : HopperPolicy<BlockTile<128, 256>, 4, ProducerConsumer<2>, RowMajorRaster>,
+                         Named<WarpSpecialized> {
+  static const char* name() { return "WarpSpecialized"; }
+};
+
+// Stage 15, persistent: one block per SM walks the tiles in a grouped order (8 tile rows at a time,
+// so the blocks in flight share rows of A and columns of B in L2), and the producer fills the next
+// tile's stages while the consumers store this one.
+struct Persistent : HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>>,
+                    Named<Persistent> {
+  static const char* name() { return "Persistent"; }
+};
 
 }  // namespace gemm::preset

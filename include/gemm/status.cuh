@@ -7,9 +7,9 @@ namespace gemm {
 enum class Status {
   Success,
   InvalidSize,                 // m, n or k is negative
-  InvalidLeadingDimensionA,    // lda < max(1, k)
-  InvalidLeadingDimensionB,    // ldb < max(1, n)
-  InvalidLeadingDimensionC,    // ldc < max(1, n)
+  InvalidLeadingDimensionA,    // lda < max(1, stored row length of A): k for op N, m for op T (row-major call)
+  InvalidLeadingDimensionB,    // ldb < max(1, stored row length of B): n for op N, k for op T
+  InvalidLeadingDimensionC,    // ldc < max(1, n) (row-major call; m for a column-major call)
   NullPointerA,                // A is null although k > 0 and alpha != 0
   NullPointerB,
   NullPointerC,                // C is null although m > 0 and n > 0
@@ -21,15 +21,22 @@ enum class Status {
   SharedMemoryTooLarge,        // the policy's tile needs more shared memory than the device gives one block
   CudaError,                   // a CUDA runtime call failed before the launch (see last_cuda_error())
   LaunchFailed,                // the kernel launch itself failed (see last_cuda_error())
+  TensorMapFailed,             // the driver refused to describe A or B for the TMA copy engine
 };
 
 constexpr const char* to_string(Status s) {
   switch (s) {
     case Status::Success: return "success";
     case Status::InvalidSize: return "invalid size: m, n and k must be >= 0";
-    case Status::InvalidLeadingDimensionA: return "invalid leading dimension: lda must be >= max(1, k) for row-major A";
-    case Status::InvalidLeadingDimensionB: return "invalid leading dimension: ldb must be >= max(1, n) for row-major B";
-    case Status::InvalidLeadingDimensionC: return "invalid leading dimension: ldc must be >= max(1, n) for row-major C";
+    case Status::InvalidLeadingDimensionA:
+      return "invalid leading dimension of A: lda must be >= max(1, length of a stored row of A): row-major call, k for "
+             "op N and m for op T; column-major (blas) call, m for N and k for T";
+    case Status::InvalidLeadingDimensionB:
+      return "invalid leading dimension of B: ldb must be >= max(1, length of a stored row of B): row-major call, n for "
+             "op N and k for op T; column-major (blas) call, k for N and n for T";
+    case Status::InvalidLeadingDimensionC:
+      return "invalid leading dimension of C: ldc must be >= max(1, n) for a row-major call, >= max(1, m) for a "
+             "column-major (blas) call";
     case Status::NullPointerA: return "null pointer: A is needed when k > 0 and alpha != 0";
     case Status::NullPointerB: return "null pointer: B is needed when k > 0 and alpha != 0";
     case Status::NullPointerC: return "null pointer: C is needed when m > 0 and n > 0";
@@ -41,6 +48,8 @@ constexpr const char* to_string(Status s) {
     case Status::SharedMemoryTooLarge: return "the policy's tile needs more shared memory per block than the device allows";
     case Status::CudaError: return "a CUDA runtime call failed (see gemm::last_cuda_error())";
     case Status::LaunchFailed: return "the kernel launch failed (see gemm::last_cuda_error())";
+    case Status::TensorMapFailed:
+      return "the driver could not encode a TMA tensor map for A or B (cuTensorMapEncodeTiled failed or is missing)";
   }
   return "unknown status";
 }

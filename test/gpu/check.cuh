@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include <cuda_runtime.h>
 #include <gemm/gemm.cuh>
@@ -23,19 +24,41 @@
 
 namespace gemm_test {
 
-// One call's shape and arguments. pad_*: extra elements per row beyond what the matrix needs;
-// offset_*: elements between the allocation's start and the matrix (to misalign it).
+using gemm::Op;
+
+// One call's shape and arguments, in the row-major frame: C (m x n) = alpha * op(A) * op(B) + beta * C.
+// pad_*: extra elements per stored row beyond what the matrix needs; offset_*: elements between the
+// allocation's start and the matrix (to misalign it). column_major: make the same call through
+// gemm::blas::gemm, as the column-major product C^T = op(B)^T op(A)^T (n x m, A and B swapped).
 struct Case {
   int m, n, k;
   double alpha = 1.0, beta = 0.0;
   int pad_a = 0, pad_b = 0, pad_c = 0;
   int offset_a = 0, offset_b = 0, offset_c = 0;
   bool nan_in_c = false;  // with beta == 0: C starts as NaN, which must not survive
+  Op op_a = Op::N, op_b = Op::N;
+  bool column_major = false;
+
+  // Stored rows and row lengths of A and B (a transposed operand stores k along its rows).
+  int a_rows() const { return op_a == Op::N ? m : k; }
+  int a_row_len() const { return op_a == Op::N ? k : m; }
+  int b_rows() const { return op_b == Op::N ? k : n; }
+  int b_row_len() const { return op_b == Op::N ? n : k; }
+  int lda() const { return std::max(1, a_row_len()) + pad_a; }
+  int ldb() const { return std::max(1, b_row_len()) + pad_b; }
+  int ldc() const { return std::max(1, n) + pad_c; }
+
+  Case with_ops(Op a, Op b, bool col = false) const {
+    Case c = *this;
+    c.op_a = a, c.op_b = b, c.column_major = col;
+    return c;
+  }
 
   std::string str() const {
     std::ostringstream s;
-    s << "m=" << m << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << " lda=k+" << pad_a
-      << " ldb=n+" << pad_b << " ldc=n+" << pad_c << " offsets=" << offset_a << "," << offset_b << "," << offset_c
+    s << "m=" << m << " n=" << n << " k=" << k << " op(A)=" << gemm::to_string(op_a) << " op(B)=" << gemm::to_string(op_b)
+      << (column_major ? " via blas::gemm" : "") << " alpha=" << alpha << " beta=" << beta << " lda=" << lda()
+      << " ldb=" << ldb() << " ldc=" << ldc() << " offsets=" << offset_a << "," << offset_b << "," << offset_c
       << (nan_in_c ? " C=NaN" : "");
     return s.str();
   }
@@ -44,7 +67,7 @@ struct Case {
 // A value no correct run writes: marks C's padding and the space before C, to catch stray writes.
 template <class T>
 T sentinel() {
-  return static_cast<T>(-12345.678);
+  return gemm::detail::convert<T>(-12345.678);
 }
 
 template <class T>
@@ -66,75 +89,123 @@ inline std::mt19937_64& rng() {
   return engine;
 }
 
+// Uniform in (-1, 1), rounded to T: the reference reads these same rounded values.
 template <class T>
 void fill_random(std::vector<T>& v) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (auto& x : v) x = static_cast<T>(u(rng()));
+  for (auto& x : v) x = gemm::detail::convert<T>(u(rng()));
 }
 
-// Runs the case and checks every element of C, and that nothing outside C was written.
-template <class Policy, class T>
+template <class T>
+double to_double(T x) {
+  return gemm::detail::convert<double>(x);
+}
+
+// Unit roundoff of a storage type (half its machine epsilon): 2^-24 float, 2^-53 double, 2^-9 bf16, 2^-11 fp16.
+template <class T>
+double unit_roundoff() {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return std::ldexp(1.0, -9);
+  else if constexpr (std::is_same_v<T, __half>) return std::ldexp(1.0, -11);
+  else return std::numeric_limits<T>::epsilon() / 2;
+}
+
+// The error bound. With u the accumulator's unit roundoff, an fp32/fp64 sum of k products has
+// |error| <= gamma_k * sum|alpha a b| with gamma_k ~ k u (we allow 2 (k + 4) u: tensor cores add in
+// blocks, with a little more rounding than a serial FMA chain). TF32 rounds each input to a 10-bit
+// mantissa first (2^-11 each, truncation 2^-10): products gain 2 * 2^-10 relative error. Writing C
+// rounds once more, to C's type (u_out |result|), and beta * c costs a few u.
+template <class T, class Out>
+struct ErrorModel {
+  using Acc = gemm::scalar_t<T>;
+  double u_acc = unit_roundoff<Acc>();
+  double u_out = unit_roundoff<Out>();
+  double u_in = std::is_same_v<T, gemm::tf32> ? 2 * std::ldexp(1.0, -10) : 0.0;
+  double product(int k) const { return 2 * (k + 4) * u_acc + u_in; }  // relative to sum |alpha a b|
+  double element(int k, double mag, double beta_c, double want) const {
+    return product(k) * mag + 8 * u_acc * (beta_c + std::fabs(want)) + 2 * u_out * (std::fabs(want) + beta_c) +
+           std::numeric_limits<float>::min();
+  }
+  double normwise(int k) const { return 2 * product(k) + 4 * u_out; }
+};
+
+template <class T>
+const char* type_label() {
+  return gemm::type_name<T, gemm::storage_t<T>>();
+}
+
+// Runs the case with math type T and C of type Out, and checks every element of C against an fp64
+// host reference from the same inputs, and that nothing outside C was written.
+template <class Policy, class T, class Out = gemm::storage_t<T>>
 void run_case(const Case& c) {
-  INFO(Policy::name() << "<" << (sizeof(T) == 4 ? "float" : "double") << "> " << c.str());
-  const int lda = std::max(1, c.k) + c.pad_a, ldb = std::max(1, c.n) + c.pad_b, ldc = std::max(1, c.n) + c.pad_c;
-  const size_t a_elems = c.offset_a + static_cast<size_t>(c.m) * lda;
-  const size_t b_elems = c.offset_b + static_cast<size_t>(c.k) * ldb;
+  using In = gemm::storage_t<T>;
+  const char* type = gemm::type_name<T, Out>();
+  INFO(Policy::name() << "<" << type << "> " << c.str());
+  const int lda = c.lda(), ldb = c.ldb(), ldc = c.ldc();
+  const size_t a_elems = c.offset_a + static_cast<size_t>(c.a_rows()) * lda;
+  const size_t b_elems = c.offset_b + static_cast<size_t>(c.b_rows()) * ldb;
   const size_t c_elems = c.offset_c + static_cast<size_t>(c.m) * ldc;
 
-  std::vector<T> a(std::max<size_t>(a_elems, 1)), b(std::max<size_t>(b_elems, 1));
-  std::vector<T> c0(std::max<size_t>(c_elems, 1), sentinel<T>());
+  std::vector<In> a(std::max<size_t>(a_elems, 1)), b(std::max<size_t>(b_elems, 1));
+  std::vector<Out> c0(std::max<size_t>(c_elems, 1), sentinel<Out>());
   fill_random(a);
   fill_random(b);
+  std::uniform_real_distribution<double> u(-1, 1);
   for (int i = 0; i < c.m; ++i)
-    for (int j = 0; j < c.n; ++j) {
-      T& x = c0[c.offset_c + static_cast<size_t>(i) * ldc + j];
-      x = c.nan_in_c ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(std::uniform_real_distribution<double>(-1, 1)(rng()));
-    }
+    for (int j = 0; j < c.n; ++j)
+      c0[c.offset_c + static_cast<size_t>(i) * ldc + j] =
+          gemm::detail::convert<Out>(c.nan_in_c ? std::numeric_limits<double>::quiet_NaN() : u(rng()));
 
-  DeviceBuffer<T> da(a.size()), db(b.size()), dc(c0.size());
-  CUDA_REQUIRE(cudaMemcpy(da.ptr, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(db.ptr, b.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(dc.ptr, c0.data(), c0.size() * sizeof(T), cudaMemcpyHostToDevice));
+  DeviceBuffer<In> da(a.size()), db(b.size());
+  DeviceBuffer<Out> dc(c0.size());
+  CUDA_REQUIRE(cudaMemcpy(da.ptr, a.data(), a.size() * sizeof(In), cudaMemcpyHostToDevice));
+  CUDA_REQUIRE(cudaMemcpy(db.ptr, b.data(), b.size() * sizeof(In), cudaMemcpyHostToDevice));
+  CUDA_REQUIRE(cudaMemcpy(dc.ptr, c0.data(), c0.size() * sizeof(Out), cudaMemcpyHostToDevice));
 
-  const gemm::Status status =
-      gemm::gemm<T, Policy>(c.m, c.n, c.k, static_cast<T>(c.alpha), da.ptr + c.offset_a, lda, db.ptr + c.offset_b,
-                            ldb, static_cast<T>(c.beta), dc.ptr + c.offset_c, ldc);
+  using S = gemm::scalar_t<T>;
+  const In* dA = da.ptr + c.offset_a;
+  const In* dB = db.ptr + c.offset_b;
+  Out* dC = dc.ptr + c.offset_c;
+  const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
+  gemm::Status status;
+  if (c.column_major) {
+    status = gemm::blas::gemm<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, dB, ldb, dA, lda, beta, dC, ldc);
+  } else if (c.op_a == Op::N && c.op_b == Op::N) {
+    status = gemm::gemm<T, Policy>(c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, dC, ldc);
+  } else {
+    status = gemm::gemm<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, dC, ldc);
+  }
   INFO("status: " << gemm::to_string(status));
   REQUIRE(status == gemm::Status::Success);
   CUDA_REQUIRE(cudaGetLastError());
   CUDA_REQUIRE(cudaDeviceSynchronize());
 
-  std::vector<T> out(c0.size());
-  CUDA_REQUIRE(cudaMemcpy(out.data(), dc.ptr, out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  std::vector<Out> out(c0.size());
+  CUDA_REQUIRE(cudaMemcpy(out.data(), dc.ptr, out.size() * sizeof(Out), cudaMemcpyDeviceToHost));
 
-  // Reference in fp64, and the same product on |A|, |B| for the error bound.
-  const T* A = a.data() + c.offset_a;
-  const T* B = b.data() + c.offset_b;
-  const T* C0 = c0.data() + c.offset_c;
+  // Reference in fp64 from the same inputs, and the same product on |A|, |B| for the error bound.
+  const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
+  const In* A = a.data() + c.offset_a;
+  const In* B = b.data() + c.offset_b;
+  const Out* C0 = c0.data() + c.offset_c;
   std::vector<double> ref(static_cast<size_t>(c.m) * c.n), mag(static_cast<size_t>(c.m) * c.n);
-  std::vector<double> abs_a(static_cast<size_t>(c.m) * std::max(1, c.k)), abs_b(static_cast<size_t>(c.k) * std::max(1, c.n));
-  for (int i = 0; i < c.m; ++i)
-    for (int p = 0; p < c.k; ++p) abs_a[static_cast<size_t>(i) * c.k + p] = std::fabs(static_cast<double>(A[static_cast<size_t>(i) * lda + p]));
-  for (int p = 0; p < c.k; ++p)
-    for (int j = 0; j < c.n; ++j) abs_b[static_cast<size_t>(p) * c.n + j] = std::fabs(static_cast<double>(B[static_cast<size_t>(p) * ldb + j]));
-  gemm::reference::gemm<T>(c.m, c.n, c.k, c.alpha, A, lda, B, ldb, c.beta, c.beta != 0 ? C0 : nullptr, ldc, ref.data(), c.n);
-  gemm::reference::gemm<double>(c.m, c.n, c.k, std::fabs(c.alpha), abs_a.data(), std::max(1, c.k), abs_b.data(),
-                                std::max(1, c.n), 0.0, nullptr, 1, mag.data(), c.n);
+  std::vector<double> abs_a(a.size()), abs_b(b.size());
+  for (size_t i = 0; i < a.size(); ++i) abs_a[i] = std::fabs(to_double(a[i]));
+  for (size_t i = 0; i < b.size(); ++i) abs_b[i] = std::fabs(to_double(b[i]));
+  gemm::reference::gemm<In, Out>(ta, tb, c.m, c.n, c.k, c.alpha, A, lda, B, ldb, c.beta, c.beta != 0 ? C0 : nullptr,
+                                 ldc, ref.data(), c.n);
+  gemm::reference::gemm<double, double>(ta, tb, c.m, c.n, c.k, std::fabs(c.alpha), abs_a.data() + c.offset_a, lda,
+                                        abs_b.data() + c.offset_b, ldb, 0.0, nullptr, 1, mag.data(), c.n);
 
-  // fp32/fp64 accumulation over k terms: |error| <= ~k * eps * sum |a b|; allow 2x that, plus
-  // the rounding of beta * c and of the final result.
-  const double eps = std::numeric_limits<T>::epsilon();
-  const double gamma = (c.k + 4) * eps;
+  const ErrorModel<T, Out> model;
   long long wrong = 0;
   std::ostringstream first;
   double err2 = 0, ref2 = 0, scale2 = 0;
   for (int i = 0; i < c.m; ++i)
     for (int j = 0; j < c.n; ++j) {
-      const double got = static_cast<double>(out[c.offset_c + static_cast<size_t>(i) * ldc + j]);
+      const double got = to_double(out[c.offset_c + static_cast<size_t>(i) * ldc + j]);
       const double want = ref[static_cast<size_t>(i) * c.n + j];
-      const double beta_c = c.beta != 0 ? std::fabs(c.beta * static_cast<double>(C0[static_cast<size_t>(i) * ldc + j])) : 0.0;
-      const double bound = 2 * gamma * mag[static_cast<size_t>(i) * c.n + j] + 4 * eps * (beta_c + std::fabs(want)) +
-                           std::numeric_limits<T>::min();
+      const double beta_c = c.beta != 0 ? std::fabs(c.beta * to_double(C0[static_cast<size_t>(i) * ldc + j])) : 0.0;
+      const double bound = model.element(c.k, mag[static_cast<size_t>(i) * c.n + j], beta_c, want);
       const double diff = std::fabs(got - want);
       err2 += (got - want) * (got - want);
       ref2 += want * want;
@@ -150,7 +221,7 @@ void run_case(const Case& c) {
   for (size_t idx = 0; idx < out.size(); ++idx) {
     const bool inside = idx >= static_cast<size_t>(c.offset_c) &&
                         static_cast<int>((idx - c.offset_c) % ldc) < c.n;
-    if (!inside && std::memcmp(&out[idx], &c0[idx], sizeof(T)) != 0) {
+    if (!inside && std::memcmp(&out[idx], &c0[idx], sizeof(Out)) != 0) {
       if (stray < 3) first << "  write outside C at element " << idx << "\n";
       ++stray;
     }
@@ -161,11 +232,11 @@ void run_case(const Case& c) {
   const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
   const double rel_to_terms = scale2 > 0 ? std::sqrt(err2 / scale2) : std::sqrt(err2);
   INFO("wrong elements: " << wrong << ", stray writes: " << stray << ", normwise error relative to C " << rel
-                          << ", relative to the summed terms " << rel_to_terms << "\n"
-                          << first.str());
+                          << ", relative to the summed terms " << rel_to_terms << " (bound " << model.normwise(c.k)
+                          << ")\n" << first.str());
   CHECK(wrong == 0);
   CHECK(stray == 0);
-  CHECK(rel_to_terms <= 4 * gamma);
+  CHECK(rel_to_terms <= model.normwise(c.k));
 }
 
 // The cases every preset must pass: ragged sizes (1, primes, non-multiples of every tile),
@@ -205,6 +276,24 @@ inline std::vector<Case> standard_cases() {
   return cases;
 }
 
+// A shorter list for each transposed layout and for the column-major entry point: ragged sizes,
+// whole tiles, vector-aligned and misaligned storage, NaN under beta = 0, k = 0. Each layout's
+// kernels are other instantiations of the same parts, so these cover what differs: the loaders'
+// transposed paths and the edges.
+inline std::vector<Case> layout_cases() {
+  return {Case{1, 1, 1},
+          Case{7, 13, 29, 0.5, 1.0, 3, 1, 2},
+          Case{65, 63, 9, -1.25, 0.0, 0, 0, 0, 0, 0, 0, true},
+          Case{127, 129, 131, 2.0, -0.75, 6, 4, 4},
+          Case{256, 256, 256, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},
+          Case{260, 132, 68, -1.5, 0.5, 4, 8, 4},
+          Case{300, 517, 100, 1.0, 1.0, 4, 4, 4},
+          Case{129, 131, 67, 1.0, 0.0, 1, 0, 0, 1, 0, 0, true},
+          Case{128, 128, 128, 0.75, -1.0, 1, 1, 1, 1, 3, 2},
+          Case{523, 519, 1009, 1.0, 0.5, 3, 0, 1},
+          Case{33, 17, 0, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}};
+}
+
 // Rows of tiles (tiles_n columns of them) that overflow one wave of Policy's kernel on this GPU by
 // about a quarter without filling a whole number of waves: the shapes on which StreamK shares out
 // leftover tiles. A wave is SMs x resident blocks, counted as the library counts it.
@@ -214,8 +303,9 @@ struct WaveOverflow {
 };
 template <class Policy, class T>
 WaveOverflow rows_past_a_wave(int tiles_n) {
+  using Args = gemm::GemmArgs<T>;
   using Cfg = typename Policy::template Config<T>;
-  constexpr auto kKernel = &gemm::detail::tiled_gemm_kernel<T, Cfg, (Cfg::kLoadWidth > 1)>;
+  constexpr auto kKernel = Policy::template kKernel<Args, (Cfg::kLoadWidth > 1), gemm::detail::Ops<Op::N, Op::N>>;
   gemm::detail::DeviceInfo dev;
   REQUIRE(gemm::detail::query_device(dev) == gemm::Status::Success);
   REQUIRE(gemm::detail::prepare_kernel<kKernel>(Cfg::kSmemBytes, dev) == gemm::Status::Success);
@@ -228,20 +318,30 @@ WaveOverflow rows_past_a_wave(int tiles_n) {
   return {tiles_m, wave};
 }
 
-template <class Policy, class T>
+// The standard cases in the row-major layout, and the layout cases for NT, TN, TT and through the
+// column-major entry point (all four of its transposes).
+template <class Policy, class T, class Out = gemm::storage_t<T>>
 void check_preset() {
-  for (const Case& c : standard_cases()) run_case<Policy, T>(c);
+  for (const Case& c : standard_cases()) run_case<Policy, T, Out>(c);
+  for (const Case& c : layout_cases()) {
+    run_case<Policy, T, Out>(c.with_ops(Op::N, Op::T));
+    run_case<Policy, T, Out>(c.with_ops(Op::T, Op::N));
+    run_case<Policy, T, Out>(c.with_ops(Op::T, Op::T));
+  }
+  const std::vector<Case> cm = layout_cases();
+  for (size_t i = 0; i < cm.size(); ++i)
+    run_case<Policy, T, Out>(cm[i].with_ops(i % 2 ? Op::T : Op::N, i % 4 < 2 ? Op::N : Op::T, true));
 }
 
 }  // namespace gemm_test
 
-// Two test cases per preset: float and double.
+// Two test cases per preset: float and double, every layout.
 #define GEMM_PRESET_GPU_TESTS(Preset)                                                         \
-  TEST_CASE(#Preset "<float> matches the fp64 reference on ragged, padded and misaligned input", \
+  TEST_CASE(#Preset "<float> matches the fp64 reference on ragged, padded and misaligned input, every layout", \
             "[gpu][" #Preset "][float]") {                                                    \
     gemm_test::check_preset<gemm::preset::Preset, float>();                                   \
   }                                                                                           \
-  TEST_CASE(#Preset "<double> matches the fp64 reference on ragged, padded and misaligned input", \
+  TEST_CASE(#Preset "<double> matches the fp64 reference on ragged, padded and misaligned input, every layout", \
             "[gpu][" #Preset "][double]") {                                                   \
     gemm_test::check_preset<gemm::preset::Preset, double>();                                  \
   }

@@ -3,9 +3,11 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 #include <cuda_runtime.h>
 #include "../args.cuh"
 #include "../status.cuh"
+#include "../types.cuh"
 
 namespace gemm {
 
@@ -28,19 +30,22 @@ inline Status record(cudaError_t err, Status status) {
 }
 
 // BLAS-style argument checks that need no device; they run before anything touches CUDA.
-template <class T>
-Status validate_sizes(const GemmArgs<T>& a) {
+// A stored row of op(A) holds k elements for op N and m for op T; of op(B), n for N and k for T.
+template <class Args>
+Status validate_sizes(const Args& a) {
   if (a.m < 0 || a.n < 0 || a.k < 0) return Status::InvalidSize;
-  if (a.lda < (a.k > 1 ? a.k : 1)) return Status::InvalidLeadingDimensionA;
-  if (a.ldb < (a.n > 1 ? a.n : 1)) return Status::InvalidLeadingDimensionB;
+  const int a_row = a.op_a == Op::N ? a.k : a.m;
+  const int b_row = a.op_b == Op::N ? a.n : a.k;
+  if (a.lda < (a_row > 1 ? a_row : 1)) return Status::InvalidLeadingDimensionA;
+  if (a.ldb < (b_row > 1 ? b_row : 1)) return Status::InvalidLeadingDimensionB;
   if (a.ldc < (a.n > 1 ? a.n : 1)) return Status::InvalidLeadingDimensionC;
   return Status::Success;
 }
 
 // Which operands the call reads: A and B only when the product term is present.
-template <class T>
-bool reads_ab(const GemmArgs<T>& a) {
-  return a.k > 0 && a.alpha != T(0);
+template <class Args>
+bool reads_ab(const Args& a) {
+  return a.k > 0 && a.alpha != 0;
 }
 
 template <class T>
@@ -48,28 +53,43 @@ bool aligned_to(const T* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
-template <class T>
-Status validate_pointers(const GemmArgs<T>& a) {
+template <class Args>
+Status validate_pointers(const Args& a) {
+  using In = typename Args::Element;
+  using Out = typename Args::Output;
   if (a.C == nullptr) return Status::NullPointerC;
   if (reads_ab(a)) {
     if (a.A == nullptr) return Status::NullPointerA;
     if (a.B == nullptr) return Status::NullPointerB;
-    if (!aligned_to(a.A, alignof(T))) return Status::MisalignedA;
-    if (!aligned_to(a.B, alignof(T))) return Status::MisalignedB;
+    if (!aligned_to(a.A, alignof(In))) return Status::MisalignedA;
+    if (!aligned_to(a.B, alignof(In))) return Status::MisalignedB;
   }
-  if (!aligned_to(a.C, alignof(T))) return Status::MisalignedC;
+  if (!aligned_to(a.C, alignof(Out))) return Status::MisalignedC;
   return Status::Success;
 }
 
-// True when a matrix can be read with 16-byte accesses at every row start.
+// True when every row of a matrix starts on a `bytes` boundary (16 by default: vector access).
 template <class T>
-bool vector_aligned(const T* p, int ld) {
-  return aligned_to(p, 16) && (static_cast<long long>(ld) * sizeof(T)) % 16 == 0;
+bool vector_aligned(const T* p, int ld, std::size_t bytes = 16) {
+  return aligned_to(p, bytes) && (static_cast<long long>(ld) * sizeof(T)) % bytes == 0;
 }
 
-template <class T>
-bool all_vector_aligned(const GemmArgs<T>& a) {
+template <class Args>
+bool all_vector_aligned(const Args& a) {
   return vector_aligned(a.A, a.lda) && vector_aligned(a.B, a.ldb) && vector_aligned(a.C, a.ldc);
+}
+
+// A status about operand A of the row-major problem is about B of the caller's column-major one.
+inline Status swap_ab(Status s) {
+  switch (s) {
+    case Status::InvalidLeadingDimensionA: return Status::InvalidLeadingDimensionB;
+    case Status::InvalidLeadingDimensionB: return Status::InvalidLeadingDimensionA;
+    case Status::NullPointerA: return Status::NullPointerB;
+    case Status::NullPointerB: return Status::NullPointerA;
+    case Status::MisalignedA: return Status::MisalignedB;
+    case Status::MisalignedB: return Status::MisalignedA;
+    default: return s;
+  }
 }
 
 struct DeviceInfo {
@@ -99,9 +119,11 @@ inline Status query_device(DeviceInfo& info) {
 
 // Once per device and kernel: confirm the binary holds code for this device and raise the
 // dynamic shared-memory limit where the kernel needs more than the default 48 KB.
-// Templated on the kernel itself, so every kernel keeps its own record.
+// min_ptx: the virtual architecture the kernel's code must come from (90 for sm_90a-only
+// instructions: a binary built for sm_80 alone runs on an H100 by JIT-compiling sm_80 PTX, and
+// that code has none of them). Templated on the kernel itself, so every kernel keeps its own record.
 template <auto Kernel>
-Status prepare_kernel(int smem_bytes, const DeviceInfo& dev) {
+Status prepare_kernel(int smem_bytes, const DeviceInfo& dev, int min_ptx = 0) {
   static std::atomic<unsigned long long> prepared{0};  // bit d: done for device d (d < 64)
   const unsigned long long bit = dev.device < 64 ? 1ull << dev.device : 0;
   if (bit && (prepared.load(std::memory_order_acquire) & bit)) return Status::Success;
@@ -111,6 +133,7 @@ Status prepare_kernel(int smem_bytes, const DeviceInfo& dev) {
     cudaGetLastError();
     return record(err, Status::UnsupportedArchitecture);
   }
+  if (err == cudaSuccess && attr.ptxVersion < min_ptx) return record(cudaErrorNoKernelImageForDevice, Status::UnsupportedArchitecture);
   if (err == cudaSuccess && smem_bytes > 48 * 1024)
     err = cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
   if (err != cudaSuccess) {
@@ -150,6 +173,30 @@ Status launch_kernel(long long blocks, int threads, int smem_bytes, cudaStream_t
 }
 
 inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// The layouts of A and B as compile-time constants, for kernels specialised per layout.
+template <Op A, Op B>
+struct Ops {
+  static constexpr Op a = A;
+  static constexpr Op b = B;
+};
+
+// "Any layout, known at run time": what the entry points with op arguments pass down.
+struct AnyOps {};
+
+// Calls f(Ops<op_a, op_b>{}). With Layouts = AnyOps, one instantiation per layout combination is
+// compiled and chosen at run time; the row-major entry point passes Ops<N, N>, so a caller that never
+// transposes compiles one kernel per composition, not four.
+template <class Layouts, class F>
+Status with_ops(Op op_a, Op op_b, F&& f) {
+  if constexpr (std::is_same_v<Layouts, AnyOps>) {
+    if (op_a == Op::N) return op_b == Op::N ? f(Ops<Op::N, Op::N>{}) : f(Ops<Op::N, Op::T>{});
+    return op_b == Op::N ? f(Ops<Op::T, Op::N>{}) : f(Ops<Op::T, Op::T>{});
+  } else {
+    (void)op_a, (void)op_b;
+    return f(Layouts{});
+  }
+}
 
 }  // namespace detail
 }  // namespace gemm

@@ -27,19 +27,25 @@ struct ColumnPerLane {
 
 namespace detail {
 
-// 1024 threads cover a 32 x 32 block of C.
-template <class T, class Mapping>
-__global__ void __launch_bounds__(1024) direct_gemm_kernel(const GemmArgs<T> args) {
+// 1024 threads cover a 32 x 32 block of C. The layouts of A and B are run-time strides here: the
+// direct kernels exist to show the access pattern of a row-major call, and a transposed operand
+// simply walks its other stride.
+template <class Args, class Mapping>
+__global__ void __launch_bounds__(1024) direct_gemm_kernel(const Args args) {
+  using S = typename Args::Scalar;
   const int blocks_n = (args.n + 31) / 32;
   int row, col;
   Mapping::element(blockIdx.x / blocks_n, blockIdx.x % blocks_n, row, col);
   if (row >= args.m || col >= args.n) return;
-  const T* a = args.A + static_cast<long long>(row) * args.lda;
-  const T* b = args.B + col;
-  T acc = T(0);
-  for (int i = 0; i < args.k; ++i) acc += a[i] * b[static_cast<long long>(i) * args.ldb];
-  T* c = args.C + static_cast<long long>(row) * args.ldc + col;
-  *c = args.beta != T(0) ? args.alpha * acc + args.beta * *c : args.alpha * acc;
+  const long long a_step = args.op_a == Op::N ? 1 : args.lda;  // along k
+  const long long b_step = args.op_b == Op::N ? args.ldb : 1;
+  const auto* a = args.A + args.a_offset(row, 0);
+  const auto* b = args.B + args.b_offset(0, col);
+  S acc = S(0);
+  for (int i = 0; i < args.k; ++i) acc += convert<S>(a[i * a_step]) * convert<S>(b[i * b_step]);
+  auto* c = args.C + static_cast<long long>(row) * args.ldc + col;
+  *c = convert<typename Args::Output>(args.beta != S(0) ? args.alpha * acc + args.beta * convert<S>(*c)
+                                                          : args.alpha * acc);
 }
 
 }  // namespace detail

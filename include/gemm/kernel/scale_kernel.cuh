@@ -6,13 +6,13 @@
 
 namespace gemm::detail {
 
-template <class T>
-__device__ __forceinline__ void scale_element(T* c, T beta) {
-  *c = beta != T(0) ? beta * *c : T(0);
+template <class Out, class S>
+__device__ __forceinline__ void scale_element(Out* c, S beta) {
+  *c = beta != S(0) ? convert<Out>(beta * convert<S>(*c)) : convert<Out>(S(0));
 }
 
-template <class T>
-__global__ void scale_c_kernel(const GemmArgs<T> args) {
+template <class Args>
+__global__ void scale_c_kernel(const Args args) {
   const long long total = static_cast<long long>(args.m) * args.n;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -23,8 +23,8 @@ __global__ void scale_c_kernel(const GemmArgs<T> args) {
 
 // Stream-K's pass over tiles first_tile, first_tile + 1, ... of Cfg's tiling (one block per tile),
 // before the blocks that share those tiles add into them.
-template <class T, class Cfg>
-__global__ void scale_tiles_kernel(const GemmArgs<T> args, const int first_tile) {
+template <class Args, class Cfg>
+__global__ void scale_tiles_kernel(const Args args, const int first_tile) {
   using Shape = typename Cfg::Shape;
   const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
   const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
@@ -37,12 +37,12 @@ __global__ void scale_tiles_kernel(const GemmArgs<T> args, const int first_tile)
 }
 
 // C = beta * C on the host's stream; nothing to do when beta == 1.
-template <class T>
-Status scale_c(const GemmArgs<T>& args, const DeviceInfo& dev, cudaStream_t stream) {
-  if (args.beta == T(1)) return Status::Success;
+template <class Args>
+Status scale_c(const Args& args, const DeviceInfo& dev, cudaStream_t stream) {
+  if (args.beta == 1) return Status::Success;
   const long long elems = static_cast<long long>(args.m) * args.n;
   const long long blocks = ceil_div(elems, 256) < 65536 ? ceil_div(elems, 256) : 65536;
-  return launch_kernel<&scale_c_kernel<T>>(blocks, 256, 0, stream, dev, args);
+  return launch_kernel<&scale_c_kernel<Args>>(blocks, 256, 0, stream, dev, args);
 }
 
 }  // namespace gemm::detail

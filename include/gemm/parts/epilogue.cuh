@@ -1,10 +1,11 @@
 #pragma once
-// Epilogues: write the accumulators to C as C = alpha * acc + beta * C.
+// Epilogues: write the accumulators to C as C = alpha * acc + beta * C, rounded once to C's type.
 // Every element is bounds-checked on its own row and column. With beta == 0, C is never read,
 // so whatever C held before (NaN included) cannot leak into the result.
 #include <string>
 #include "../args.cuh"
 #include "../detail/vector.cuh"
+#include "../types.cuh"
 
 namespace gemm {
 
@@ -25,15 +26,17 @@ template <bool kVectorStores>
 struct LinearCombination {
   static std::string describe() { return kVectorStores ? "VectorEpilogue" : "ScalarEpilogue"; }
 
-  template <class T>
-  __device__ static T combine(T acc, T alpha, T beta, const T* c, bool read_c) {
-    return read_c ? alpha * acc + beta * *c : alpha * acc;
+  // alpha * acc + beta * c in the accumulator type, rounded once to C's type.
+  template <class Out, class T>
+  __device__ static Out combine(T acc, T alpha, T beta, const Out* c, bool read_c) {
+    return convert<Out>(read_c ? alpha * acc + beta * convert<T>(*c) : alpha * acc);
   }
 
   // kVec: C and ldc are 16-byte aligned (host-checked), so whole pieces may use vector access.
-  template <class T, class Shape, class Map, bool kVec, int FM, int FN>
-  __device__ static void run(const T (&acc)[FM][FN], const GemmArgs<T>& args, int m0, int n0, int r0, int c0) {
-    constexpr int P = kElemsPer16B<T>;
+  template <class Shape, class Map, bool kVec, class T, int FM, int FN, class Args>
+  __device__ static void run(const T (&acc)[FM][FN], const Args& args, int m0, int n0, int r0, int c0) {
+    using Out = typename Args::Output;
+    constexpr int P = kElemsPer16B<Out>;
     constexpr bool kVector = kVectorStores && kVec && Shape::TN % P == 0;
     const bool read_c = args.beta != T(0);
 #pragma unroll
@@ -43,7 +46,7 @@ struct LinearCombination {
         const int i = gm * Shape::TM + tm;
         const int row = m0 + r0 + fragment_row<Shape, Map>(i);
         if (row >= args.m) continue;
-        T* c_row = args.C + static_cast<long long>(row) * args.ldc;
+        Out* c_row = args.C + static_cast<long long>(row) * args.ldc;
 #pragma unroll
         for (int gn = 0; gn < Map::kGroupsN; ++gn) {
           const int col0 = n0 + c0 + fragment_col<Shape, Map>(gn * Shape::TN);
@@ -51,12 +54,12 @@ struct LinearCombination {
           for (int p = 0; p < (kVector ? Shape::TN / P : 1); ++p) {
             const int col = col0 + p * P;
             if (kVector && col + P <= args.n) {
-              Vector<T, P> out;
-              if (read_c) out = *reinterpret_cast<const Vector<T, P>*>(c_row + col);
+              Vector<Out, P> out;
+              if (read_c) out = *reinterpret_cast<const Vector<Out, P>*>(c_row + col);
 #pragma unroll
               for (int e = 0; e < P; ++e)
                 out.v[e] = combine(acc[i][gn * Shape::TN + p * P + e], args.alpha, args.beta, &out.v[e], read_c);
-              *reinterpret_cast<Vector<T, P>*>(c_row + col) = out;
+              *reinterpret_cast<Vector<Out, P>*>(c_row + col) = out;
             } else {
               constexpr int kRun = kVector ? P : Shape::TN;
 #pragma unroll

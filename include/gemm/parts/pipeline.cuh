@@ -8,7 +8,7 @@
 //   compute(stage, acc[, during]) math step over one stage; during() is issued inside it, after the
 //                                first fragment loads, so that copies for later tiles overlap the math
 #include <string>
-#include "../detail/cp_async.cuh"
+#include "../ptx/cp_async.cuh"
 #include "../detail/describe.cuh"
 
 namespace gemm {
@@ -17,6 +17,7 @@ namespace gemm {
 struct SingleStage {
   static constexpr int kStages = 1;
   static constexpr int kMinArch = 0;
+  static constexpr bool kRegisterStaged = true;
   static std::string describe() { return "SingleStage"; }
 
   template <class Mainloop, class Acc>
@@ -37,6 +38,7 @@ struct SingleStage {
 struct RegisterDoubleBuffer {
   static constexpr int kStages = 2;
   static constexpr int kMinArch = 0;
+  static constexpr bool kRegisterStaged = true;
   static std::string describe() { return "RegisterDoubleBuffer"; }
 
   template <class Mainloop, class Acc>
@@ -65,6 +67,7 @@ struct CpAsyncMultiStage {
   static_assert(Stages >= 2, "CpAsyncMultiStage: needs at least 2 stages (one computing, one loading).");
   static constexpr int kStages = Stages;
   static constexpr int kMinArch = 80;
+  static constexpr bool kRegisterStaged = false;
   static std::string describe() { return detail::templated("CpAsyncMultiStage", Stages); }
 
   template <class Mainloop, class Acc>
@@ -102,6 +105,7 @@ struct CpAsyncFragmentPipeline {
   static_assert(Stages >= 2, "CpAsyncFragmentPipeline: needs at least 2 stages (one computing, one loading).");
   static constexpr int kStages = Stages;
   static constexpr int kMinArch = 80;
+  static constexpr bool kRegisterStaged = false;
   static std::string describe() { return detail::templated("CpAsyncFragmentPipeline", Stages); }
 
   template <class Mainloop, class Acc>

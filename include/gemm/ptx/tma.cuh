@@ -1,0 +1,54 @@
+#pragma once
+// TMA (the bulk tensor copy engine, sm_90): 2-D tile copies from global to shared memory described
+// by a CUtensorMap, completing on an mbarrier; optionally multicast to several blocks of a cluster.
+// Elements of the box outside the tensor are written as zeros, so tiles need no edge code.
+#include <cstdint>
+#include <cuda.h>
+#include "cp_async.cuh"
+
+namespace gemm::ptx {
+
+// Box at (c0 = innermost coordinate, c1) of the tensor into dst; bytes count on bar.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int c0, int c1, std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          detail::smem_address(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(detail::smem_address(bar))
+      : "memory");
+#else
+  (void)dst, (void)map, (void)c0, (void)c1, (void)bar;
+#endif
+}
+
+// The same box into dst (and bar) of every block of the cluster named in cta_mask.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int c0, int c1,
+                                                      std::uint64_t* bar, std::uint16_t cta_mask) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3}], [%4], %5;" ::"r"(detail::smem_address(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(detail::smem_address(bar)), "h"(cta_mask)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)c0, (void)c1, (void)bar, (void)cta_mask;
+#endif
+}
+
+// Prefetches the tensor map's descriptor into the cache (once per block, before the first copy).
+__device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+#else
+  (void)map;
+#endif
+}
+
+// Orders this thread's ordinary shared-memory accesses before later async-proxy (TMA, wgmma) ones.
+__device__ __forceinline__ void fence_proxy_async() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+}  // namespace gemm::ptx

@@ -1,0 +1,86 @@
+#pragma once
+// Warpgroup-level helpers for Hopper (sm_90a): wgmma's fences and groups, shared-memory matrix
+// descriptors, register reallocation between warpgroups, cluster identity and barriers.
+// The mma instructions themselves are in wgmma_ops.cuh (generated).
+#include <cstdint>
+#include "cp_async.cuh"
+#include "wgmma_ops.cuh"
+
+namespace gemm::ptx {
+
+// Before the first wgmma of a sequence whose accumulators the threads touched.
+__device__ __forceinline__ void wgmma_fence() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void wgmma_commit() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#endif
+}
+
+// Waits until at most Pending committed wgmma groups of this warpgroup are in flight.
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+#endif
+}
+
+// Tells the compiler that wgmma has written these accumulators (keeps their uses after the wait).
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+enum class Swizzle { None = 0, B128 = 1, B64 = 2, B32 = 3 };
+
+// The 64-bit shared-memory matrix descriptor: start address, leading- and stride-dimension byte
+// offsets (each >> 4, 14 bits) and the swizzle mode (bits 62-63). The base-offset field stays 0:
+// every operand tile starts on a 1024-byte boundary (the 128-byte swizzle's repeat).
+__device__ __forceinline__ std::uint64_t smem_descriptor(const void* start, int lbo_bytes, int sbo_bytes,
+                                                         Swizzle swizzle) {
+  const std::uint64_t addr = detail::smem_address(start);
+  return ((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((lbo_bytes >> 4) & 0x3FFF) << 16) |
+         (static_cast<std::uint64_t>((sbo_bytes >> 4) & 0x3FFF) << 32) |
+         (static_cast<std::uint64_t>(swizzle) << 62);
+}
+
+// Gives this warpgroup's registers back to the pool (producer) or takes more (consumers).
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+#endif
+}
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+#endif
+}
+
+__device__ __forceinline__ unsigned cluster_ctarank() {
+  unsigned r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+  return r;
+}
+
+// Every thread of every block of the cluster arrives and waits.
+__device__ __forceinline__ void cluster_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+}
+
+// A named barrier among `threads` threads (a multiple of 32), id 1..15 (0 is __syncthreads).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+}  // namespace gemm::ptx

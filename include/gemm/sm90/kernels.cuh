@@ -1,0 +1,154 @@
+#pragma once
+// The Hopper kernels, one per schedule. Both are built from mainloop.cuh's pieces (stages, TMA
+// loads of a stage, wgmmas over a stage) and epilogue.cuh; they differ in who does what:
+//
+//   wgmma_kernel            one warpgroup does everything: its first thread issues the TMA loads of
+//                           the next stages, all four warps wait for a stage, multiply it, wait for
+//                           the tensor cores, and only then is the stage refilled.
+//   warp_specialized_kernel a producer warpgroup only issues TMA loads (one thread), Consumers
+//                           warpgroups only multiply; full/empty barriers hand each stage back and
+//                           forth, so loads run Stages - 1 stages ahead of the math and the math never
+//                           waits for its own refills. setmaxnreg moves registers from the producer
+//                           to the consumers. kPersistent: one block per SM walks tiles in Raster
+//                           order, and the producer fills the next tile's stages while the consumers
+//                           store this one's results.
+#include <cuda.h>
+#include "../ptx/mbarrier.cuh"
+#include "../ptx/tma.cuh"
+#include "../ptx/wgmma.cuh"
+#include "epilogue.cuh"
+#include "mainloop.cuh"
+
+namespace gemm::sm90 {
+
+template <class Args, class Shape, class Raster>
+__global__ void __launch_bounds__(128, 1)
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, const Args args) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const Stages<Shape> st(smem_raw);
+  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM, tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+  int tile_m, tile_n;
+  Raster::tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  const int m0 = tile_m * Shape::BM, n0 = tile_n * Shape::BN;
+  const int k_blocks = (args.k + Shape::BK - 1) / Shape::BK;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Shape::kStages; ++s) ptx::mbarrier_init(st.full(s), 1);
+    ptx::fence_barrier_init();
+    for (int s = 0; s < Shape::kStages && s < k_blocks; ++s) st.load(s, &map_a, &map_b, m0, n0, s);
+  }
+  __syncthreads();
+
+  float acc[Shape::kMmaM][Shape::kAccRegs];
+#pragma unroll
+  for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+    for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] = 0.0f;
+
+  RingPosition<Shape::kStages> pos;
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+    ptx::wgmma_fence();
+    mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), 0);
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<0>();
+    fence_accumulators<Shape>(acc);
+    __syncthreads();  // every warp is done with the stage before it is refilled
+    if (threadIdx.x == 0 && kb + Shape::kStages < k_blocks)
+      st.load(pos.stage, &map_a, &map_b, m0, n0, kb + Shape::kStages);
+    pos.advance();
+  }
+
+  const bool pairs = pairs_aligned(args);
+#pragma unroll
+  for (int mi = 0; mi < Shape::kMmaM; ++mi) store_block<Shape::BN>(acc[mi], args, m0 + 64 * mi, n0, pairs);
+#else
+  (void)map_a, (void)map_b, (void)args;
+  __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
+#endif
+}
+
+// Register budgets after setmaxnreg: 128 x (40 + 2 x 232) = 64512 of the SM's 65536.
+inline constexpr int kProducerRegs = 40;
+inline constexpr int kConsumerRegs = 232;
+
+template <class Args, class Shape, class Raster, bool kPersistent>
+__global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
+    warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                            const Args args) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const Stages<Shape> st(smem_raw);
+  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM, tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+  const int tiles = tiles_m * tiles_n;
+  const int k_blocks = (args.k + Shape::BK - 1) / Shape::BK;
+  const int stride = kPersistent ? static_cast<int>(gridDim.x) : tiles;
+  const int warpgroup = threadIdx.x / 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Shape::kStages; ++s) {
+      ptx::mbarrier_init(st.full(s), 1);                    // the producer's expect_tx arrival
+      ptx::mbarrier_init(st.empty(s), Shape::kConsumers);   // one arrival per math warpgroup
+    }
+    ptx::fence_barrier_init();
+    ptx::tma_prefetch_descriptor(&map_a);
+    ptx::tma_prefetch_descriptor(&map_b);
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {  // producer
+    ptx::setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x == 0) {
+      RingPosition<Shape::kStages> pos;
+      for (int tile = blockIdx.x; tile < tiles; tile += stride) {
+        int tile_m, tile_n;
+        Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
+        for (int kb = 0; kb < k_blocks; ++kb) {
+          ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);  // the first pass finds every stage free
+          st.load(pos.stage, &map_a, &map_b, tile_m * Shape::BM, tile_n * Shape::BN, kb);
+          pos.advance();
+        }
+      }
+    }
+  } else {  // math
+    ptx::setmaxnreg_inc<kConsumerRegs>();
+    const int row = (warpgroup - 1) * Shape::kWgRows;
+    const bool leader = threadIdx.x % 128 == 0;
+    const bool pairs = pairs_aligned(args);
+    RingPosition<Shape::kStages> pos;
+    for (int tile = blockIdx.x; tile < tiles; tile += stride) {
+      int tile_m, tile_n;
+      Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
+      float acc[Shape::kMmaM][Shape::kAccRegs];
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+        for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] = 0.0f;
+
+      int previous = -1;  // the stage whose wgmmas may still be reading it
+      for (int kb = 0; kb < k_blocks; ++kb) {
+        ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+        ptx::wgmma_fence();
+        mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), row);
+        ptx::wgmma_commit();
+        ptx::wgmma_wait<1>();  // the previous stage's wgmmas have finished: hand it back
+        if (leader && previous >= 0) ptx::mbarrier_arrive(st.empty(previous));
+        previous = pos.stage;
+        pos.advance();
+      }
+      ptx::wgmma_wait<0>();
+      fence_accumulators<Shape>(acc);
+      if (leader) ptx::mbarrier_arrive(st.empty(previous));
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+        store_block<Shape::BN>(acc[mi], args, tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN, pairs);
+    }
+  }
+#else
+  (void)map_a, (void)map_b, (void)args;
+  __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
+#endif
+}
+
+}  // namespace gemm::sm90

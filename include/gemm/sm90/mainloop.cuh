@@ -1,0 +1,90 @@
+#pragma once
+// The pieces every Hopper kernel shares: the shape of a block's work, its shared-memory stages,
+// the TMA loads of one stage and the wgmmas over one stage.
+#include <cstdint>
+#include <type_traits>
+#include "../ptx/mbarrier.cuh"
+#include "../ptx/tma.cuh"
+#include "../ptx/wgmma.cuh"
+#include "../types.cuh"
+#include "operand.cuh"
+
+namespace gemm::sm90 {
+
+template <class In>
+using WgmmaType = std::conditional_t<std::is_same_v<In, __nv_bfloat16>, ptx::WgmmaBf16,
+                                     std::conditional_t<std::is_same_v<In, __half>, ptx::WgmmaF16, ptx::WgmmaTf32>>;
+
+// A block computes a BM x BN tile of C with Consumers warpgroups of math, each owning BM / Consumers
+// rows (one or two m64 wgmmas per k step), over a ring of Stages shared-memory stages.
+// OpA, OpB: how A and B are stored, which decides each operand tile's major-ness.
+template <class In, int BM_, int BN_, int Stages_, int Consumers_, Op OpA, Op OpB>
+struct BlockShape {
+  static constexpr int BM = BM_, BN = BN_, kStages = Stages_, kConsumers = Consumers_;
+  using TileA = OperandTile<In, BM, OpA == Op::N>;
+  using TileB = OperandTile<In, BN, OpB == Op::T>;
+  using Mma = ptx::Wgmma<WgmmaType<In>, BN, OpA == Op::T, OpB == Op::N>;
+  static constexpr int BK = TileA::kBK;
+  static constexpr int kWgRows = BM / kConsumers;  // rows of C per math warpgroup
+  static constexpr int kMmaM = kWgRows / 64;       // m64 wgmmas per k step per warpgroup
+  static_assert(kWgRows % 64 == 0 && (kMmaM == 1 || kMmaM == 2),
+                "Hopper tiles: each math warpgroup owns 64 or 128 rows of the tile (BM / consumers).");
+  static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "Hopper tiles: BN is a multiple of 16 up to 256 (wgmma's N).");
+  static constexpr int kStageBytes = TileA::kBytes + TileB::kBytes;
+  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, alignment slack
+  static constexpr int kAccRegs = BN / 2;
+};
+
+// The stages and barriers in dynamic shared memory, laid out from a 1024-byte boundary:
+// A of every stage, B of every stage, then the full and empty barriers.
+template <class Shape>
+struct Stages {
+  char* base;
+  __device__ explicit Stages(unsigned char* raw) {
+    const unsigned off = detail::smem_address(raw);
+    base = reinterpret_cast<char*>(raw) + ((1024 - off % 1024) % 1024);
+  }
+  __device__ char* a(int s) const { return base + s * Shape::TileA::kBytes; }
+  __device__ char* b(int s) const { return base + Shape::kStages * Shape::TileA::kBytes + s * Shape::TileB::kBytes; }
+  __device__ std::uint64_t* full(int s) const {
+    return reinterpret_cast<std::uint64_t*>(base + Shape::kStages * Shape::kStageBytes) + s;
+  }
+  __device__ std::uint64_t* empty(int s) const { return full(Shape::kStages) + s; }
+
+  // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
+  __device__ void load(int s, const CUtensorMap* map_a, const CUtensorMap* map_b, int m0, int n0, int kb) const {
+    ptx::mbarrier_arrive_expect_tx(full(s), Shape::kStageBytes);
+    Shape::TileA::load(a(s), map_a, m0, kb * Shape::BK, full(s));
+    Shape::TileB::load(b(s), map_b, n0, kb * Shape::BK, full(s));
+  }
+};
+
+// A ring position: which stage, and the parity of its current use.
+template <int kStages>
+struct RingPosition {
+  int stage = 0, phase = 0;
+  __device__ void advance() {
+    if (++stage == kStages) stage = 0, phase ^= 1;
+  }
+};
+
+// The warpgroup's wgmmas over one stage: its kWgRows x BN block += A rows [row, row + kWgRows) x B.
+template <class Shape>
+__device__ __forceinline__ void mma_stage(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const char* a_tile,
+                                          const char* b_tile, int row) {
+#pragma unroll
+  for (int kk = 0; kk < Shape::BK; kk += Shape::Mma::kK) {
+    const std::uint64_t desc_b = Shape::TileB::descriptor(b_tile, 0, kk);
+#pragma unroll
+    for (int mi = 0; mi < Shape::kMmaM; ++mi)
+      Shape::Mma::mma(acc[mi], Shape::TileA::descriptor(a_tile, row + 64 * mi, kk), desc_b);
+  }
+}
+
+template <class Shape>
+__device__ __forceinline__ void fence_accumulators(float (&acc)[Shape::kMmaM][Shape::kAccRegs]) {
+#pragma unroll
+  for (int mi = 0; mi < Shape::kMmaM; ++mi) ptx::wgmma_fence_operands(acc[mi]);
+}
+
+}  // namespace gemm::sm90

@@ -1,0 +1,66 @@
+#pragma once
+// One operand's tile in shared memory, as TMA writes it and wgmma reads it.
+//
+// TMA with the 128-byte swizzle writes boxes whose rows are 128 bytes (64 bf16/fp16, 32 tf32);
+// wgmma reads them through a descriptor. Which dimension runs along those rows depends on how the
+// operand is stored in global memory, which TMA cannot change:
+//   K-major  (A with op N, B with op T: k contiguous): one box of kMN rows, each row = the tile's kBK
+//            k values of one m (or n). wgmma steps along k by moving the start address 32 bytes.
+//   MN-major (A with op T, B with op N: m or n contiguous): kMN / 64 boxes of kBK rows, each row =
+//            64 consecutive m (or n) of one k. wgmma reads it transposed (imm-trans = 1); steps along
+//            k move the start address 16 rows; LBO is the distance between boxes.
+// Every tile starts on a 1024-byte boundary (the swizzle pattern's period), so the descriptors'
+// base-offset field stays 0.
+#include <cstdint>
+#include <cuda.h>
+#include "../ptx/tma.cuh"
+#include "../ptx/wgmma.cuh"
+#include "../status.cuh"
+#include "tensor_map.cuh"
+
+namespace gemm::sm90 {
+
+template <class In, int kMN, bool kKMajor>
+struct OperandTile {
+  static constexpr int kRowElems = 128 / static_cast<int>(sizeof(In));  // elements per 128-byte row
+  static constexpr int kBK = kRowElems;                                  // k per stage: one row's worth
+  static_assert(kKMajor || sizeof(In) == 2,
+                "wgmma reads tf32 (and fp8) operands K-major only: a tf32 operand must be stored with k contiguous "
+                "(A row-major, B transposed).");
+  static_assert(kMN % 64 == 0 || kKMajor, "An MN-major operand tile is a whole number of 64-element boxes.");
+  static_assert(!kKMajor || kMN <= 256, "TMA boxes hold at most 256 rows: a K-major tile is at most 256 wide.");
+  static constexpr int kBoxes = kKMajor ? 1 : kMN / kRowElems;
+  static constexpr int kBoxRows = kKMajor ? kMN : kBK;
+  static constexpr int kBytes = kMN * kBK * static_cast<int>(sizeof(In));
+  static constexpr int kBoxBytes = kBytes / kBoxes;
+  static_assert(kBytes % 1024 == 0, "Operand tiles must fill whole 1024-byte swizzle periods.");
+
+  // The tensor map of the whole operand: K-major, rows = m (or n) and k contiguous; MN-major,
+  // rows = k and m (or n) contiguous.
+  static Status make_map(CUtensorMap& map, const In* base, int mn, int k, int ld) {
+    return kKMajor ? make_tensor_map(map, base, mn, k, ld, kBoxRows, kRowElems)
+                   : make_tensor_map(map, base, k, mn, ld, kBoxRows, kRowElems);
+  }
+
+  // The tile at (mn0, k0) into dst; its bytes count on bar.
+  __device__ static void load(void* dst, const CUtensorMap* map, int mn0, int k0, std::uint64_t* bar) {
+    if constexpr (kKMajor) {
+      ptx::tma_load_2d(dst, map, k0, mn0, bar);
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBoxes; ++j)
+        ptx::tma_load_2d(static_cast<char*>(dst) + j * kBoxBytes, map, mn0 + j * kRowElems, k0, bar);
+    }
+  }
+
+  // wgmma's view of the slice starting at m (or n) offset mn (a multiple of 64), k offset kk.
+  __device__ static std::uint64_t descriptor(const void* tile, int mn, int kk) {
+    const char* t = static_cast<const char*>(tile);
+    if constexpr (kKMajor)
+      return ptx::smem_descriptor(t + mn * 128 + kk * static_cast<int>(sizeof(In)), 16, 1024, ptx::Swizzle::B128);
+    else
+      return ptx::smem_descriptor(t + (mn / kRowElems) * kBoxBytes + kk * 128, kBoxBytes, 1024, ptx::Swizzle::B128);
+  }
+};
+
+}  // namespace gemm::sm90

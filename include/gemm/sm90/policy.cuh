@@ -1,0 +1,119 @@
+#pragma once
+// Hopper (sm_90a) policies: TMA loads into 128-byte-swizzled stages, wgmma from shared memory.
+//
+//   HopperPolicy<BlockTile<BM, BN>, Stages, Schedule, Raster>
+//
+// Schedule is one of SingleWarpgroup, ProducerConsumer<Consumers>, PersistentProducerConsumer<Consumers>
+// (kernels.cuh says what each does). Types: bf16 and fp16 inputs with C in the input type or float,
+// every layout of A and B. A and B must suit TMA: 16-byte-aligned pointers and leading dimensions
+// that are multiples of 16 bytes (else Status::MisalignedA/B; preset::Tuned takes another path).
+// C needs only its element alignment: the epilogue stores through registers with per-element checks.
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <cuda.h>
+#include "../detail/describe.cuh"
+#include "../detail/launch.cuh"
+#include "../parts/raster.cuh"
+#include "../types.cuh"
+#include "kernels.cuh"
+#include "tensor_map.cuh"
+
+namespace gemm {
+
+template <int BM_, int BN_>
+struct BlockTile {
+  static constexpr int BM = BM_, BN = BN_;
+  static std::string describe() { return detail::templated("BlockTile", BM, BN); }
+};
+
+// One warpgroup of 128 threads loads (one thread issues TMA) and multiplies.
+struct SingleWarpgroup {
+  static constexpr int kConsumers = 1;
+  static constexpr bool kWarpSpecialized = false, kPersistent = false;
+  static std::string describe() { return "SingleWarpgroup"; }
+};
+
+// A producer warpgroup and Consumers math warpgroups; one block per tile.
+template <int Consumers>
+struct ProducerConsumer {
+  static constexpr int kConsumers = Consumers;
+  static constexpr bool kWarpSpecialized = true, kPersistent = false;
+  static std::string describe() { return detail::templated("ProducerConsumer", Consumers); }
+};
+
+// ProducerConsumer with one block per SM looping over tiles.
+template <int Consumers>
+struct PersistentProducerConsumer {
+  static constexpr int kConsumers = Consumers;
+  static constexpr bool kWarpSpecialized = true, kPersistent = true;
+  static std::string describe() { return detail::templated("PersistentProducerConsumer", Consumers); }
+};
+
+template <class TileP, int Stages, class ScheduleP, class RasterP = SwizzledRaster<8>>
+struct HopperPolicy {
+  using Tile = TileP;
+  using Schedule = ScheduleP;
+  using Raster = RasterP;
+  static_assert(Stages >= 2, "HopperPolicy: needs at least 2 stages (one computing, one loading).");
+
+  static constexpr int kMinArch = 90;
+  static const char* name() { return "HopperPolicy"; }
+  static std::string parts() {
+    return Tile::describe() + ", " + detail::templated("TmaStages", Stages) + ", " + Schedule::describe() +
+           ", WgmmaSS, " + Raster::describe() + ", RegisterEpilogue";
+  }
+
+  template <class T, class Out>
+  static constexpr bool kServes = is_16bit<T> && is_supported_output<T, Out>;
+
+  template <class In, Op OpA = Op::N, Op OpB = Op::N>
+  using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB>;
+
+  template <class In>
+  static int smem_bytes() { return Shape<In>::kSmemBytes; }
+
+  // What TMA can read: anything else is refused before any CUDA call.
+  template <class Args>
+  static bool tma_compatible(const Args& a) {
+    return sm90::tma_compatible(a.A, a.lda) && sm90::tma_compatible(a.B, a.ldb);
+  }
+
+  template <class T, class Args>
+  static Status check_alignment(const Args& args) {
+    if (!detail::reads_ab(args)) return Status::Success;
+    if (!sm90::tma_compatible(args.A, args.lda)) return Status::MisalignedA;
+    if (!sm90::tma_compatible(args.B, args.ldb)) return Status::MisalignedB;
+    return Status::Success;
+  }
+
+  template <class Args, class S>
+  static constexpr auto kernel() {
+    if constexpr (Schedule::kWarpSpecialized)
+      return &sm90::warp_specialized_kernel<Args, S, Raster, Schedule::kPersistent>;
+    else
+      return &sm90::wgmma_kernel<Args, S, Raster>;
+  }
+
+  template <class T, class Layouts, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    using In = typename Args::Element;
+    if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
+    return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
+      using L = decltype(layouts);
+      using S = Shape<In, L::a, L::b>;
+      constexpr auto kKernel = kernel<Args, S>();
+      if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
+      if (Status s = detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
+      CUtensorMap map_a, map_b;
+      if (Status s = S::TileA::make_map(map_a, args.A, args.m, args.k, args.lda); s != Status::Success) return s;
+      if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb); s != Status::Success) return s;
+      const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
+      const long long blocks = Schedule::kPersistent ? std::min<long long>(tiles, dev.sms) : tiles;
+      return detail::launch_kernel<kKernel>(blocks, 128 * (S::kConsumers + Schedule::kWarpSpecialized), S::kSmemBytes,
+                                            stream, dev, map_a, map_b, args);
+    });
+  }
+};
+
+}  // namespace gemm

@@ -1,0 +1,126 @@
+#pragma once
+// preset::Tuned, the default policy: per call, the fastest composition measured for the type,
+// architecture, shape and alignment. And preset::All, every preset in ladder order.
+#include <algorithm>
+#include <type_traits>
+#include "policy.cuh"
+#include "presets.cuh"
+#include "sm90/policy.cuh"
+#include "type_list.cuh"
+
+namespace gemm::preset {
+
+// Beyond the tutorials: the fastest compositions measured on the H100 (sm_90), picked per call by
+// type, architecture, shape and alignment. See docs/worklog.md for how each was chosen; on sm_80
+// the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
+//   float, tf32: CUDA-core compositions from tools/autotune.cu (strict fp32; TF32 tensor-core
+//                kernels are not in yet, and strict fp32 is within TF32's error);
+//   double:      a CUDA-core composition;
+//   bf16, fp16:  on sm_90 with A and B as TMA needs them, the persistent warp-specialised wgmma
+//                kernel (Persistent's composition); otherwise WarpTiled on CUDA cores.
+struct Tuned : Named<Tuned> {
+  // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
+  // a 3-stage cp.async pipeline 16 deep in k, and stream-K for the tiles of a last partial wave.
+  // Row-major block order measured 1-2% faster than the swizzled one at 8192^3 (50 MB of L2 holds
+  // what a wave shares either way). Aligned input only.
+  using Large = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
+                            VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
+                            CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, RowMajorRaster, StreamK>;
+  // Large C, misaligned: every copy is one element, so the tile is 8 deep in k and the fragment
+  // pipeline hides the copies' issue under the FMAs. 256 x 128 tiles also waste less of a ragged
+  // n (4095 x 4097 is 16 x 33 tiles, 4 whole waves of 132).
+  using LargeMisaligned = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, ScalarLoader,
+                                      SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>,
+                                      OuterProduct, ScalarEpilogue, SwizzledRaster<8>, StreamK>;
+  // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile, 4 k slices.
+  using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
+                                  VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
+                                  CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>, SplitK<4>>;
+  // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs. A stays
+  // k-contiguous in shared memory, so 16-byte cp.async copies fill the pipeline; 32 deep in k, with
+  // the fragment pipeline overlapping the barrier.
+  using Small = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
+                            SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>, OuterProductAlongK,
+                            VectorEpilogue, SwizzledRaster<8>>;
+  // m <= 16 with a long k: memory-bound (B is read once), so the tile is 16 x 512 with each thread
+  // owning all 16 rows of 4 columns (every B value loaded from shared memory feeds 16 FMAs), 16 k
+  // slices give 128 blocks, a 4-stage cp.async pipeline keeps B in flight, and the slices add into
+  // C with 16-byte vector reductions. Aligned input only (misaligned skinny calls take the small-C path).
+  using Skinny = TiledPolicy<TileShape<16, 512, 16, 16, 4>, BlockThreadMap, VectorLoader<Misaligned::Reject>,
+                             SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncMultiStage<4>, OuterProduct,
+                             VectorEpilogue, RowMajorRaster, SplitK<16>>;
+  // bf16 and fp16 on Hopper.
+  using Hopper = HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>>;
+  // double: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
+  using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
+                             SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
+                             VectorEpilogue, SwizzledRaster<8>>;
+
+  static constexpr int kMinArch = 0;
+  static const char* name() { return "Tuned"; }
+  template <class T, class Out>
+  static constexpr bool kServes = is_supported_output<T, Out>;
+  static std::string parts() {
+    return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
+           "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
+           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
+           "}; tf32: the float choices (strict fp32 is within TF32's error); bf16, fp16: sm_90 and TMA-aligned A, B {" +
+           Hopper::parts() + "}, else {WarpTiled}";
+  }
+  template <class T>
+  static int smem_bytes() {
+    if constexpr (sizeof(T) == 8)
+      return Double::smem_bytes<T>();
+    else if constexpr (sizeof(T) == 2)
+      return std::max(Hopper::smem_bytes<T>(), WarpTiled::smem_bytes<T>());
+    else
+      return std::max({Large::smem_bytes<T>(), LargeMisaligned::smem_bytes<T>(), Small::smem_bytes<T>(),
+                       Skinny::smem_bytes<T>()});
+  }
+  template <class T, class Args>
+  static Status check_alignment(const Args&) { return Status::Success; }  // misaligned input has a path
+
+  template <class T, class L, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if constexpr (std::is_same_v<T, double>) {
+      return Double::template launch<T, L>(args, dev, stream);
+    } else if constexpr (is_16bit<T>) {
+      if (dev.arch == 90 && Hopper::tma_compatible(args)) {
+        const Status s = Hopper::template launch<T, L>(args, dev, stream);
+        if (s != Status::UnsupportedArchitecture) return s;  // a binary without sm_90a code falls through
+      }
+      return WarpTiled::template launch<T, L>(args, dev, stream);
+    } else {
+      if (dev.arch < 80) return WarpTiled::template launch<float, L>(args, dev, stream);  // no cp.async before sm_80
+      const bool aligned = detail::all_vector_aligned(args);
+      if (aligned && args.m <= 16 && args.k >= 1024) return Skinny::template launch<float, L>(args, dev, stream);
+      const long long large_tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 256);
+      if (large_tiles >= 96) {
+        return aligned ? Large::template launch<float, L>(args, dev, stream) : LargeMisaligned::template launch<float, L>(args, dev, stream);
+      }
+      if (aligned && args.k >= 2048 && large_tiles * 4 >= 96) return LargeSplitK::template launch<float, L>(args, dev, stream);
+      return Small::template launch<float, L>(args, dev, stream);
+    }
+  }
+};
+
+// Every preset, in ladder order: the CUDA-core tutorial stages, the tensor-core stages, Tuned.
+using All = TypeList<Naive, Coalesced, SmemTiled, BlockTile1D, BlockTile2D, Vectorized, BankConflictFree,
+                     DoubleBuffered, WarpTiled, MultiStage, Wgmma, WarpSpecialized, Persistent, Tuned>;
+
+// The presets of a list that serve math type T with C of type Out.
+template <class T, class Out, class List>
+struct Serving;
+template <class T, class Out>
+struct Serving<T, Out, TypeList<>> {
+  using type = TypeList<>;
+};
+template <class T, class Out, class P, class... Rest>
+struct Serving<T, Out, TypeList<P, Rest...>> {
+  using Tail = typename Serving<T, Out, TypeList<Rest...>>::type;
+  using type = std::conditional_t<P::template kServes<T, Out>, typename TypeList<P>::template Append<Tail>, Tail>;
+};
+template <class T, class Out = storage_t<T>>
+using AllServing = typename Serving<T, Out, All>::type;
+
+}  // namespace gemm::preset
