@@ -125,9 +125,11 @@ struct WarpSpecialized : HopperPolicy<BlockTile<128, 256>, 4, ProducerConsumer<2
 };
 
 // Stage 15, persistent: one block per SM walks the tiles in a grouped order (8 tile rows at a time,
-// so the blocks in flight share rows of A and columns of B in L2), and the producer fills the next
-// tile's stages while the consumers store this one.
-struct Persistent : HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>>,
+// so the blocks in flight share rows of A and columns of B in L2), the producer fills the next
+// tile's stages while the consumers store this one, and the results leave through shared memory
+// and TMA stores, so the consumers start the next tile while they drain.
+struct Persistent : HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
+                                 TmaStoreEpilogue>,
                     Named<Persistent> {
   static const char* name() { return "Persistent"; }
 };

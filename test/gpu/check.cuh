@@ -143,7 +143,8 @@ void run_case(const Case& c) {
   const int lda = c.lda(), ldb = c.ldb(), ldc = c.ldc();
   const size_t a_elems = c.offset_a + static_cast<size_t>(c.a_rows()) * lda;
   const size_t b_elems = c.offset_b + static_cast<size_t>(c.b_rows()) * ldb;
-  const size_t c_elems = c.offset_c + static_cast<size_t>(c.m) * ldc;
+  // C, and a guard row after it: both it and C's padding must come back untouched.
+  const size_t c_elems = c.offset_c + static_cast<size_t>(c.m + 1) * ldc;
 
   std::vector<In> a(std::max<size_t>(a_elems, 1)), b(std::max<size_t>(b_elems, 1));
   std::vector<Out> c0(std::max<size_t>(c_elems, 1), sentinel<Out>());
@@ -216,10 +217,10 @@ void run_case(const Case& c) {
         ++wrong;
       }
     }
-  // Nothing outside C's m x n elements may change: the padding and the space before C.
+  // Nothing outside C's m x n elements may change: the padding, the space before C, the guard row.
   long long stray = 0;
   for (size_t idx = 0; idx < out.size(); ++idx) {
-    const bool inside = idx >= static_cast<size_t>(c.offset_c) &&
+    const bool inside = idx >= static_cast<size_t>(c.offset_c) && idx < c.offset_c + static_cast<size_t>(c.m) * ldc &&
                         static_cast<int>((idx - c.offset_c) % ldc) < c.n;
     if (!inside && std::memcmp(&out[idx], &c0[idx], sizeof(Out)) != 0) {
       if (stray < 3) first << "  write outside C at element " << idx << "\n";

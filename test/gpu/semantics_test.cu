@@ -1,6 +1,7 @@
 // Behaviour that needs a device: statuses only a device can decide, BLAS edge semantics,
 // index arithmetic past 2^31 elements, and the default policy.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 #include "check.cuh"
@@ -104,8 +105,8 @@ void check_large_leading_dimensions() {
     CUDA_REQUIRE(cudaMemcpy(B + r * ld, b.data() + r * n, n * sizeof(T), cudaMemcpyHostToDevice));
     CUDA_REQUIRE(cudaMemcpy(C + r * ld, poison.data(), row_span * sizeof(T), cudaMemcpyHostToDevice));
   }
-  const gemm::Status s = gemm::gemm<T, Policy>(m, n, k, T(1), A, static_cast<int>(ld), B, static_cast<int>(ld), T(0), C,
-                                               static_cast<int>(ld));
+  const gemm::Status s = gemm::gemm<T, Policy>(m, n, k, 1.0f, A, static_cast<int>(ld), B, static_cast<int>(ld), 0.0f,
+                                               C, static_cast<int>(ld));
   INFO(gemm::to_string(s));
   CHECK(s == gemm::Status::Success);
   CUDA_REQUIRE(cudaDeviceSynchronize());
@@ -114,21 +115,22 @@ void check_large_leading_dimensions() {
     CUDA_REQUIRE(cudaMemcpy(row.data(), C + r * ld, row_span * sizeof(T), cudaMemcpyDeviceToHost));
     for (int j = 0; j < n; ++j) {
       double want = 0;
-      for (int p = 0; p < k; ++p) want += static_cast<double>(a[r * k + p]) * b[p * n + j];
-      CHECK(std::fabs(row[j] - want) <= 1e-5);
+      for (int p = 0; p < k; ++p) want += gemm_test::to_double(a[r * k + p]) * gemm_test::to_double(b[p * n + j]);
+      CHECK(std::fabs(gemm_test::to_double(row[j]) - want) <= 1e-5 + 4 * gemm_test::unit_roundoff<T>() * std::fabs(want));
     }
-    for (int j = n; j < row_span; ++j) CHECK(row[j] == gemm_test::sentinel<T>());
+    for (int j = n; j < row_span; ++j) CHECK(std::memcmp(&row[j], &poison[j], sizeof(T)) == 0);
   }
   cudaFree(A), cudaFree(B), cudaFree(C);
 }
 
-template <class... P>
+template <class T, class... P>
 void check_large_all(gemm::TypeList<P...>) {
-  (check_large_leading_dimensions<P, float>(), ...);
+  (check_large_leading_dimensions<P, T>(), ...);
 }
 
 }  // namespace
 
 TEST_CASE("index arithmetic holds past 2^31 elements for every preset", "[gpu][semantics][large]") {
-  check_large_all(gemm::preset::All{});
+  check_large_all<float>(gemm::preset::AllServing<float>{});
+  check_large_all<__nv_bfloat16>(gemm::preset::AllServing<__nv_bfloat16>{});
 }

@@ -35,6 +35,40 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
 #endif
 }
 
+// The box at (c0, c1) of the tensor from src (shared memory); writes outside the tensor are dropped.
+// Completes in a bulk async-group of the issuing thread (bulk_commit / bulk_wait_read).
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int c0, int c1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map), "r"(c0),
+               "r"(c1), "r"(detail::smem_address(src))
+               : "memory");
+#else
+  (void)map, (void)src, (void)c0, (void)c1;
+#endif
+}
+
+__device__ __forceinline__ void bulk_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+
+// Waits until at most Pending bulk groups of this thread still read their shared-memory source.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_read() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+#endif
+}
+
+// Waits until at most Pending bulk groups of this thread are unfinished (their writes done too).
+template <int Pending>
+__device__ __forceinline__ void bulk_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
+#endif
+}
+
 // Prefetches the tensor map's descriptor into the cache (once per block, before the first copy).
 __device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

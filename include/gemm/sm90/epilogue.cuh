@@ -1,9 +1,20 @@
 #pragma once
-// The Hopper epilogue: C = alpha * acc + beta * C straight from the wgmma accumulators.
-// A lane holds pairs of neighbouring columns (see ptx/wgmma_ops.cuh), so where C's rows allow it a
-// pair moves as one 4-byte (bf16, fp16) or 8-byte (float) access; every element is bounds-checked
-// on its own row and column, and beta == 0 never reads C.
+// The Hopper epilogues: C = alpha * acc + beta * C from the wgmma accumulators.
+//
+// store_block (any C, any beta): straight from registers. A lane holds pairs of neighbouring
+// columns (see ptx/wgmma_ops.cuh), so where C's rows allow it a pair moves as one 4-byte (bf16,
+// fp16) or 8-byte (float) access; every element is bounds-checked on its own row and column, and
+// beta == 0 never reads C.
+// store_block_tma (beta == 0, C as TMA needs it): the warpgroup writes 64-row chunks of 128-byte
+// rows into two swizzled shared buffers in turn and one thread hands each chunk to the TMA engine,
+// which writes it to C while the warps go on: with a persistent kernel, the stores drain under the
+// next tile's mainloop. TMA drops rows past the matrix, but along a row it clips only to 16 bytes
+// (measured: n = 63 bf16 columns wrote column 63), so a tile whose columns end inside a row that
+// is not a whole number of 16 bytes must use store_block.
 #include <cstdint>
+#include <cuda.h>
+#include "../ptx/tma.cuh"
+#include "../ptx/wgmma.cuh"
 #include "../types.cuh"
 
 namespace gemm::sm90 {
@@ -50,6 +61,66 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
           c[1] = detail::convert<Out>(v1);
         }
       }
+    }
+  }
+}
+
+// One chunk of the TMA-store epilogue: 64 rows of 128 bytes (64 bf16/fp16 or 32 float columns),
+// laid out with the 128-byte swizzle so that a warp's pair stores hit 32 different banks.
+template <class Out>
+struct StoreChunk {
+  static constexpr int kRows = 64;
+  static constexpr int kCols = 128 / static_cast<int>(sizeof(Out));
+  static constexpr int kBytes = kRows * 128;
+  __device__ static int offset(int row, int byte) { return row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15); }
+};
+
+// acc: one warpgroup's 64 x BN block at (row0, col0) of C. bufs: two StoreChunk buffers, 1024-byte
+// aligned; barrier: a named barrier id of this warpgroup alone.
+template <int BN, class Args>
+__device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], const Args& args, const CUtensorMap* map_c,
+                                                char* bufs, int row0, int col0, int barrier) {
+  using Out = typename Args::Output;
+  using Chunk = StoreChunk<Out>;
+  constexpr int kChunks = BN / Chunk::kCols;
+  constexpr int kGroups = Chunk::kCols / 8;  // n8 accumulator groups per chunk
+  static_assert(BN % Chunk::kCols == 0,
+                "TMA-store epilogue: BN must be a whole number of 128-byte chunks (a multiple of 64 for bf16/fp16 C, "
+                "of 32 for float C).");
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const bool leader = threadIdx.x % 128 == 0;
+  const int r = warp * 16 + lane / 4;
+  const int pair_byte = 2 * (lane % 4) * static_cast<int>(sizeof(Out));
+#pragma unroll
+  for (int j = 0; j < kChunks; ++j) {
+    char* buf = bufs + (j % 2) * Chunk::kBytes;
+    // This buffer was last read by the store of chunk j - 2 (of this tile or the last): at most the
+    // store of chunk j - 1 may still be reading its own buffer. With an odd chunk count the buffers'
+    // turns shift from tile to tile, so a tile's first chunk waits for every store.
+    if (leader) {
+      if (kChunks % 2 == 1 && j == 0)
+        ptx::bulk_wait_read<0>();
+      else
+        ptx::bulk_wait_read<1>();
+    }
+    ptx::named_barrier_sync(barrier, 128);
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int byte = g * 8 * static_cast<int>(sizeof(Out)) + pair_byte;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int i = 4 * (j * kGroups + g) + 2 * h;
+        Pair<Out> p;
+        p.x = detail::convert<Out>(args.alpha * acc[i]);
+        p.y = detail::convert<Out>(args.alpha * acc[i + 1]);
+        *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) = p;
+      }
+    }
+    ptx::fence_proxy_async();  // the writes above, before the TMA engine reads them
+    ptx::named_barrier_sync(barrier, 128);
+    if (leader) {
+      ptx::tma_store_2d(map_c, buf, col0 + j * Chunk::kCols, row0);
+      ptx::bulk_commit();
     }
   }
 }

@@ -11,7 +11,10 @@
 //                           waits for its own refills. setmaxnreg moves registers from the producer
 //                           to the consumers. kPersistent: one block per SM walks tiles in Raster
 //                           order, and the producer fills the next tile's stages while the consumers
-//                           store this one's results.
+//                           store this one's results. With epilogue buffers in the shape and
+//                           tma_store set (beta == 0, C as TMA needs it), results leave through
+//                           the TMA engine (store_block_tma), so the consumers start the next tile
+//                           while the previous one's stores drain.
 #include <cuda.h>
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
@@ -76,7 +79,7 @@ inline constexpr int kConsumerRegs = 232;
 template <class Args, class Shape, class Raster, bool kPersistent>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                            const Args args) {
+                            const __grid_constant__ CUtensorMap map_c, const Args args, const int tma_store) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
@@ -140,13 +143,28 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       ptx::wgmma_wait<0>();
       fence_accumulators<Shape>(acc);
       if (leader) ptx::mbarrier_arrive(st.empty(previous));
+      if constexpr (Shape::kEpilogueBytes > 0) {
+        // TMA clips stores at the matrix edge only to 16-byte granularity along a row, so a tile
+        // that ends inside a row whose length is not a multiple of 16 bytes stores from registers.
+        const bool whole_row_end = (static_cast<long long>(args.n) * sizeof(typename Args::Output)) % 16 == 0;
+        if (tma_store && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
+#pragma unroll
+          for (int mi = 0; mi < Shape::kMmaM; ++mi)
+            store_block_tma<Shape::BN>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
+                                       tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN, warpgroup);
+          continue;
+        }
+      }
 #pragma unroll
       for (int mi = 0; mi < Shape::kMmaM; ++mi)
         store_block<Shape::BN>(acc[mi], args, tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN, pairs);
     }
+    if constexpr (Shape::kEpilogueBytes > 0) {
+      if (tma_store && leader) ptx::bulk_wait<0>();  // the buffers stay valid until the last store is done
+    }
   }
 #else
-  (void)map_a, (void)map_b, (void)args;
+  (void)map_a, (void)map_b, (void)map_c, (void)args, (void)tma_store;
   __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
 #endif
 }

@@ -18,9 +18,12 @@ using WgmmaType = std::conditional_t<std::is_same_v<In, __nv_bfloat16>, ptx::Wgm
 // A block computes a BM x BN tile of C with Consumers warpgroups of math, each owning BM / Consumers
 // rows (one or two m64 wgmmas per k step), over a ring of Stages shared-memory stages.
 // OpA, OpB: how A and B are stored, which decides each operand tile's major-ness.
-template <class In, int BM_, int BN_, int Stages_, int Consumers_, Op OpA, Op OpB>
+// EpilogueBuffers: bytes of shared memory each math warpgroup stages its results through (0 for
+// the register epilogue).
+template <class In, int BM_, int BN_, int Stages_, int Consumers_, Op OpA, Op OpB, int EpilogueBuffers = 0>
 struct BlockShape {
   static constexpr int BM = BM_, BN = BN_, kStages = Stages_, kConsumers = Consumers_;
+  static constexpr int kEpilogueBytes = EpilogueBuffers;
   using TileA = OperandTile<In, BM, OpA == Op::N>;
   using TileB = OperandTile<In, BN, OpB == Op::T>;
   using Mma = ptx::Wgmma<WgmmaType<In>, BN, OpA == Op::T, OpB == Op::N>;
@@ -31,12 +34,14 @@ struct BlockShape {
                 "Hopper tiles: each math warpgroup owns 64 or 128 rows of the tile (BM / consumers).");
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "Hopper tiles: BN is a multiple of 16 up to 256 (wgmma's N).");
   static constexpr int kStageBytes = TileA::kBytes + TileB::kBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + barriers, alignment slack
+  // stages, epilogue buffers, barriers, and slack to align the start to 1024 bytes
+  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 1024;
   static constexpr int kAccRegs = BN / 2;
 };
 
 // The stages and barriers in dynamic shared memory, laid out from a 1024-byte boundary:
-// A of every stage, B of every stage, then the full and empty barriers.
+// A of every stage, B of every stage, each math warpgroup's epilogue buffers, then the full and
+// empty barriers.
 template <class Shape>
 struct Stages {
   char* base;
@@ -46,8 +51,11 @@ struct Stages {
   }
   __device__ char* a(int s) const { return base + s * Shape::TileA::kBytes; }
   __device__ char* b(int s) const { return base + Shape::kStages * Shape::TileA::kBytes + s * Shape::TileB::kBytes; }
+  __device__ char* epilogue(int consumer) const {
+    return base + Shape::kStages * Shape::kStageBytes + consumer * Shape::kEpilogueBytes;
+  }
   __device__ std::uint64_t* full(int s) const {
-    return reinterpret_cast<std::uint64_t*>(base + Shape::kStages * Shape::kStageBytes) + s;
+    return reinterpret_cast<std::uint64_t*>(epilogue(Shape::kConsumers)) + s;
   }
   __device__ std::uint64_t* empty(int s) const { return full(Shape::kStages) + s; }
 

@@ -50,25 +50,44 @@ struct PersistentProducerConsumer {
   static std::string describe() { return detail::templated("PersistentProducerConsumer", Consumers); }
 };
 
-template <class TileP, int Stages, class ScheduleP, class RasterP = SwizzledRaster<8>>
+// Results straight from registers to C (any C, any beta).
+struct RegisterEpilogue {
+  static constexpr int kBuffers = 0;
+  static std::string describe() { return "RegisterEpilogue"; }
+};
+
+// Results through two swizzled shared buffers per math warpgroup and TMA stores, when beta == 0
+// and C is as TMA needs it (16-byte-aligned pointer and rows); the register epilogue otherwise.
+// Needs a warp-specialised schedule.
+struct TmaStoreEpilogue {
+  static constexpr int kBuffers = 2 * 64 * 128;
+  static std::string describe() { return "TmaStoreEpilogue"; }
+};
+
+template <class TileP, int Stages, class ScheduleP, class RasterP = SwizzledRaster<8>,
+          class EpilogueP = RegisterEpilogue>
 struct HopperPolicy {
   using Tile = TileP;
   using Schedule = ScheduleP;
   using Raster = RasterP;
+  using Epilogue = EpilogueP;
+  static_assert(Epilogue::kBuffers == 0 || Schedule::kWarpSpecialized,
+                "HopperPolicy: TmaStoreEpilogue needs a warp-specialised schedule (ProducerConsumer or "
+                "PersistentProducerConsumer).");
   static_assert(Stages >= 2, "HopperPolicy: needs at least 2 stages (one computing, one loading).");
 
   static constexpr int kMinArch = 90;
   static const char* name() { return "HopperPolicy"; }
   static std::string parts() {
     return Tile::describe() + ", " + detail::templated("TmaStages", Stages) + ", " + Schedule::describe() +
-           ", WgmmaSS, " + Raster::describe() + ", RegisterEpilogue";
+           ", WgmmaSS, " + Raster::describe() + ", " + Epilogue::describe();
   }
 
   template <class T, class Out>
   static constexpr bool kServes = is_16bit<T> && is_supported_output<T, Out>;
 
   template <class In, Op OpA = Op::N, Op OpB = Op::N>
-  using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB>;
+  using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers>;
 
   template <class In>
   static int smem_bytes() { return Shape<In>::kSmemBytes; }
@@ -110,8 +129,22 @@ struct HopperPolicy {
       if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb); s != Status::Success) return s;
       const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
       const long long blocks = Schedule::kPersistent ? std::min<long long>(tiles, dev.sms) : tiles;
-      return detail::launch_kernel<kKernel>(blocks, 128 * (S::kConsumers + Schedule::kWarpSpecialized), S::kSmemBytes,
-                                            stream, dev, map_a, map_b, args);
+      const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
+      if constexpr (Schedule::kWarpSpecialized) {
+        using Out = typename Args::Output;
+        CUtensorMap map_c{};
+        const int tma_store = Epilogue::kBuffers > 0 && args.beta == 0 && sm90::tma_compatible(args.C, args.ldc);
+        if (tma_store) {
+          using Chunk = sm90::StoreChunk<Out>;
+          if (Status s = sm90::make_tensor_map(map_c, args.C, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols);
+              s != Status::Success)
+            return s;
+        }
+        return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
+                                              tma_store);
+      } else {
+        return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
+      }
     });
   }
 };

@@ -1,0 +1,99 @@
+// GPU correctness of the Hopper presets (TMA + wgmma): Wgmma, WarpSpecialized and Persistent, for
+// bf16 and fp16 inputs with C in the input type or float, every layout, both entry points.
+#include "check.cuh"
+
+namespace {
+using gemm_test::Case;
+using gemm_test::Op;
+
+// TMA reads A and B only from 16-byte-aligned rows: each case made so (leading dimensions rounded
+// up to a multiple of 8 elements, offsets of 0 or 8 elements), same m, n, k. C keeps its odd
+// padding and offsets: the epilogue stores through registers and takes any C.
+Case tma_aligned(Case c) {
+  const auto pad_to_8 = [](int row_len, int pad) { return (8 - std::max(1, row_len) % 8) % 8 + (pad >= 4 ? 8 : 0); };
+  c.pad_a = pad_to_8(c.a_row_len(), c.pad_a);
+  c.pad_b = pad_to_8(c.b_row_len(), c.pad_b);
+  c.offset_a = c.offset_a ? 8 : 0;
+  c.offset_b = c.offset_b ? 8 : 0;
+  return c;
+}
+
+template <class Policy, class T, class Out>
+void check_hopper() {
+  for (const Case& c : gemm_test::standard_cases()) gemm_test::run_case<Policy, T, Out>(tma_aligned(c));
+  const std::vector<Case> lc = gemm_test::layout_cases();
+  for (const Case& c : lc) {
+    gemm_test::run_case<Policy, T, Out>(tma_aligned(c.with_ops(Op::N, Op::T)));
+    gemm_test::run_case<Policy, T, Out>(tma_aligned(c.with_ops(Op::T, Op::N)));
+    gemm_test::run_case<Policy, T, Out>(tma_aligned(c.with_ops(Op::T, Op::T)));
+  }
+  for (size_t i = 0; i < lc.size(); ++i)
+    gemm_test::run_case<Policy, T, Out>(
+        tma_aligned(lc[i].with_ops(i % 2 ? Op::T : Op::N, i % 4 < 2 ? Op::N : Op::T, true)));
+  // More tiles than SMs (a persistent block walks several, the last wave is partial), a k range of
+  // many stages with a ragged end, and C rows of odd length (single-element stores).
+  gemm_test::run_case<Policy, T, Out>(tma_aligned(Case{1500, 2900, 300, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}));
+  gemm_test::run_case<Policy, T, Out>(tma_aligned(Case{1531, 2821, 1000, 0.5, -1.0, 3, 1, 1, 0, 0, 1}.with_ops(Op::T, Op::T)));
+  gemm_test::run_case<Policy, T, Out>(tma_aligned(Case{2053, 1037, 77, -1.0, 1.0, 0, 0, 3}.with_ops(Op::T, Op::N)));
+  // beta = 0 with C's rows a multiple of 16 bytes: the TMA-store epilogue, clipped at ragged edges.
+  for (Case c : {Case{1500, 2900, 300, 1.0, 0.0, 0, 0, 4, 0, 0, 0, true}, Case{1, 1, 1, 2.0, 0.0, 0, 0, 7},
+                 Case{129, 65, 40, -0.5, 0.0, 0, 0, 7, 0, 0, 8, true}, Case{300, 520, 1000, 1.0, 0.0, 0, 0, 0},
+                 Case{64, 72, 64, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}})
+    for (Op a : {Op::N, Op::T}) gemm_test::run_case<Policy, T, Out>(tma_aligned(c.with_ops(a, Op::N)));
+}
+
+template <class Policy>
+void check_hopper_types() {
+  check_hopper<Policy, __nv_bfloat16, __nv_bfloat16>();
+  check_hopper<Policy, __nv_bfloat16, float>();
+  check_hopper<Policy, __half, __half>();
+  check_hopper<Policy, __half, float>();
+}
+
+bool is_hopper() {
+  int dev = 0, major = 0, minor = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  return major == 9 && minor == 0;
+}
+}  // namespace
+
+#define GEMM_HOPPER_TEST(Preset)                                                                          \
+  TEST_CASE(#Preset "<bf16, fp16> matches the fp64 reference on ragged and padded input, every layout",   \
+            "[gpu][" #Preset "][bf16][fp16]") {                                                           \
+    if (!is_hopper()) {                                                                                   \
+      WARN("SKIPPED: " #Preset " needs an sm_90 GPU");                                                    \
+      return;                                                                                             \
+    }                                                                                                     \
+    check_hopper_types<gemm::preset::Preset>();                                                           \
+  }
+
+GEMM_HOPPER_TEST(Wgmma)
+GEMM_HOPPER_TEST(WarpSpecialized)
+GEMM_HOPPER_TEST(Persistent)
+
+TEST_CASE("Hopper presets refuse A or B that TMA cannot read, launching nothing", "[gpu][hopper]") {
+  gemm_test::DeviceBuffer<__nv_bfloat16> a(64 * 72), b(64 * 72), c(64 * 72);
+  const auto launches = gemm::kernel_launches();
+  using P = gemm::preset::Persistent;
+  // lda = 65 elements = 130 bytes per row; B one element into its allocation; ldb = 68 (136 bytes).
+  CHECK(gemm::gemm<__nv_bfloat16, P>(64, 64, 64, 1.f, a.ptr, 65, b.ptr, 64, 0.f, c.ptr, 64) == gemm::Status::MisalignedA);
+  CHECK(gemm::gemm<__nv_bfloat16, P>(64, 64, 64, 1.f, a.ptr, 64, b.ptr + 1, 64, 0.f, c.ptr, 64) ==
+        gemm::Status::MisalignedB);
+  CHECK(gemm::gemm<__nv_bfloat16, P>(gemm::Op::N, gemm::Op::T, 64, 64, 64, 1.f, a.ptr, 64, b.ptr, 68, 0.f, c.ptr, 64) ==
+        gemm::Status::MisalignedB);
+  // Column-major: the caller's A is the kernel's B, and the status names the caller's operand.
+  CHECK(gemm::blas::gemm<__nv_bfloat16, P>(gemm::Op::N, gemm::Op::N, 64, 64, 64, 1.f, a.ptr + 1, 64, b.ptr, 64, 0.f,
+                                           c.ptr, 64) == gemm::Status::MisalignedA);
+  CHECK(gemm::kernel_launches() == launches);
+}
+
+TEST_CASE("Tuned<bf16, fp16> is correct on the Hopper path and on the CUDA-core fallback", "[gpu][Tuned][bf16][fp16]") {
+  // Aligned cases take the Hopper kernel on an H100, misaligned ones WarpTiled.
+  gemm_test::check_preset<gemm::preset::Tuned, __nv_bfloat16>();
+  gemm_test::check_preset<gemm::preset::Tuned, __nv_bfloat16, float>();
+  gemm_test::check_preset<gemm::preset::Tuned, __half>();
+  gemm_test::check_preset<gemm::preset::Tuned, __half, float>();
+  gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(Case{1500, 2904, 304, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+}
