@@ -131,11 +131,69 @@ TEST_CASE("every status has a distinct message", "[host][status]") {
                         Status::InvalidLeadingDimensionB, Status::InvalidLeadingDimensionC, Status::NullPointerA,
                         Status::NullPointerB, Status::NullPointerC, Status::MisalignedA, Status::MisalignedB,
                         Status::MisalignedC, Status::NoDevice, Status::UnsupportedArchitecture,
-                        Status::SharedMemoryTooLarge, Status::CudaError, Status::LaunchFailed};
+                        Status::SharedMemoryTooLarge, Status::CudaError, Status::LaunchFailed,
+                        Status::TensorMapFailed};
   for (Status a : all) {
     CHECK(std::strlen(gemm::to_string(a)) > 5);
     CHECK(std::string(gemm::to_string(a)) != "unknown status");
     for (Status b : all)
       if (a != b) CHECK(std::string(gemm::to_string(a)) != gemm::to_string(b));
   }
+}
+
+TEST_CASE("leading dimensions are checked per layout, and statuses name the caller's operand", "[host][validation]") {
+  Buffers buf;
+  const Buffers pristine = buf;
+  const auto launches = gemm::kernel_launches();
+  float* A = buf.a;
+  float* B = buf.b;
+  float* C = buf.c;
+  using gemm::Op;
+  using gemm::Status;
+  // Row-major call, m = 6, n = 4, k = 5: a stored row of A is k long (op N) or m long (op T); of B,
+  // n long (op N) or k long (op T); of C, n long.
+  auto rm = [&](Op a, Op b, int lda, int ldb, int ldc) {
+    return gemm::gemm<float, gemm::preset::MultiStage>(a, b, 6, 4, 5, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+  };
+  expect_rejected(Status::InvalidLeadingDimensionA, rm(Op::N, Op::N, 4, 4, 4), pristine, buf, launches);  // lda < k
+  expect_rejected(Status::InvalidLeadingDimensionA, rm(Op::T, Op::N, 5, 4, 4), pristine, buf, launches);  // lda < m
+  expect_rejected(Status::InvalidLeadingDimensionB, rm(Op::N, Op::N, 5, 3, 4), pristine, buf, launches);  // ldb < n
+  expect_rejected(Status::InvalidLeadingDimensionB, rm(Op::T, Op::T, 6, 4, 4), pristine, buf, launches);  // ldb < k
+  expect_rejected(Status::InvalidLeadingDimensionC, rm(Op::T, Op::T, 6, 5, 3), pristine, buf, launches);  // ldc < n
+  expect_rejected(Status::NullPointerB, gemm::gemm<float>(Op::T, Op::N, 6, 4, 5, 1.0f, A, 6, nullptr, 4, 0.0f, C, 4),
+                  pristine, buf, launches);
+
+  // Column-major (BLAS) call, m = 6, n = 4, k = 5: lda >= m (N) or k (T); ldb >= k (N) or n (T);
+  // ldc >= m. The library swaps A and B internally; the statuses still name the caller's operand.
+  auto cm = [&](Op ta, Op tb, int lda, int ldb, int ldc, const float* a = nullptr, const float* b = nullptr) {
+    return gemm::blas::gemm<float, gemm::preset::MultiStage>(ta, tb, 6, 4, 5, 1.0f, a ? a : A, lda, b ? b : B, ldb,
+                                                             0.0f, C, ldc);
+  };
+  expect_rejected(Status::InvalidLeadingDimensionA, cm(Op::N, Op::N, 5, 5, 6), pristine, buf, launches);  // lda < m
+  expect_rejected(Status::InvalidLeadingDimensionA, cm(Op::T, Op::N, 4, 5, 6), pristine, buf, launches);  // lda < k
+  expect_rejected(Status::InvalidLeadingDimensionB, cm(Op::N, Op::N, 6, 4, 6), pristine, buf, launches);  // ldb < k
+  expect_rejected(Status::InvalidLeadingDimensionB, cm(Op::N, Op::T, 6, 3, 6), pristine, buf, launches);  // ldb < n
+  expect_rejected(Status::InvalidLeadingDimensionC, cm(Op::N, Op::N, 6, 5, 5), pristine, buf, launches);  // ldc < m
+  auto off = [](const float* p) { return reinterpret_cast<const float*>(reinterpret_cast<const char*>(p) + 2); };
+  expect_rejected(Status::MisalignedA, cm(Op::N, Op::N, 6, 5, 6, off(A)), pristine, buf, launches);
+  expect_rejected(Status::MisalignedB, cm(Op::N, Op::N, 6, 5, 6, nullptr, off(B)), pristine, buf, launches);
+  expect_rejected(Status::NullPointerA,
+                  gemm::blas::gemm<float>(Op::N, Op::N, 6, 4, 5, 1.0f, nullptr, 6, B, 5, 0.0f, C, 6), pristine, buf,
+                  launches);
+}
+
+TEST_CASE("16-bit types: statuses before any launch, for the row-major and column-major entry points", "[host][validation]") {
+  alignas(16) static __nv_bfloat16 a[256], b[256];
+  alignas(16) static float c[256];
+  const auto launches = gemm::kernel_launches();
+  using gemm::Op;
+  using gemm::Status;
+  CHECK(gemm::gemm<__nv_bfloat16>(4, 4, 8, 1.0f, a, 7, b, 4, 0.0f, c, 4) == Status::InvalidLeadingDimensionA);
+  CHECK(gemm::gemm<__nv_bfloat16>(Op::N, Op::T, 4, 4, 8, 1.0f, a, 8, b, 7, 0.0f, c, 4) ==
+        Status::InvalidLeadingDimensionB);
+  CHECK(gemm::blas::gemm<__nv_bfloat16>(Op::T, Op::N, 4, 4, 8, 1.0f, a, 8, b, 8, 0.0f, c, 3) ==
+        Status::InvalidLeadingDimensionC);
+  const auto odd = reinterpret_cast<float*>(reinterpret_cast<char*>(c) + 2);
+  CHECK(gemm::gemm<__nv_bfloat16>(4, 4, 8, 1.0f, a, 8, b, 4, 0.0f, odd, 4) == Status::MisalignedC);
+  CHECK(gemm::kernel_launches() == launches);
 }
