@@ -13,7 +13,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
-#include <tuple>
+#include <type_traits>
 
 #ifndef GEMM_GIT_COMMIT
 #define GEMM_GIT_COMMIT "unknown"
@@ -81,15 +81,109 @@ std::string json_escape(const std::string& s) {
 }
 
 // ===========================================================================
+// Type dispatch: run-time type name -> BenchType
+// ===========================================================================
+namespace {
+
+// Calls f(B{}) for the type named `name`; false if there is no such type.
+template <class F>
+bool with_type(const std::string& name, F&& f) {
+  if (name == Float::name()) return f(Float{}), true;
+  if (name == Tf32::name()) return f(Tf32{}), true;
+  if (name == Double::name()) return f(Double{}), true;
+  if (name == Bf16::name()) return f(Bf16{}), true;
+  if (name == Bf16F32::name()) return f(Bf16F32{}), true;
+  if (name == Fp16::name()) return f(Fp16{}), true;
+  if (name == Fp16F32::name()) return f(Fp16F32{}), true;
+  return false;
+}
+
+std::vector<std::string> split_list(const std::string& spec) {
+  std::vector<std::string> out;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string all_type_names() {
+  std::string s;
+  for (const char* t : kTypeNames) s += (s.empty() ? "" : ",") + std::string(t);
+  return s;
+}
+
+// The types of --gemm_types (all of them when it is not given), in kTypeNames order.
+std::vector<std::string> selected_types(const Options& opt) {
+  if (opt.types.empty()) return {std::begin(kTypeNames), std::end(kTypeNames)};
+  const std::vector<std::string> wanted = split_list(opt.types);
+  std::vector<std::string> out;
+  for (const char* t : kTypeNames)
+    if (std::find(wanted.begin(), wanted.end(), t) != wanted.end()) out.push_back(t);
+  return out;
+}
+
+bool parse_layout(const std::string& s, Layout* out) {
+  for (Layout l : kAllLayouts)
+    if (s == layout_name(l)) return *out = l, true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<Shape> parse_shapes(const std::string& spec);
+
+void validate_options(const Options& opt) {
+  parse_shapes(opt.shapes);  // throws on a bad shape
+  for (const std::string& t : split_list(opt.types))
+    if (!with_type(t, [](auto) {}))
+      throw Error("unknown type '" + t + "' in --gemm_types (one of " + all_type_names() + ")");
+  if (!opt.types.empty() && split_list(opt.types).empty()) throw Error("--gemm_types is empty");
+  Layout l;
+  for (const std::string& s : split_list(opt.layouts))
+    if (!parse_layout(s, &l)) throw Error("unknown layout '" + s + "' in --gemm_layouts (NN, NT, TN or TT)");
+  if (!opt.layouts.empty() && split_list(opt.layouts).empty()) throw Error("--gemm_layouts is empty");
+}
+
+// ===========================================================================
 // Device kernels: random fill and comparison
 // ===========================================================================
 namespace {
 
 template <class T>
+__device__ T from_double(double x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __double2bfloat16(x);
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return __double2half(x);
+  } else {
+    return static_cast<T>(x);
+  }
+}
+
+template <class T>
+__device__ double to_double(T x) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return static_cast<double>(__bfloat162float(x));
+  } else if constexpr (std::is_same_v<T, __half>) {
+    return static_cast<double>(__half2float(x));
+  } else {
+    return static_cast<double>(x);
+  }
+}
+
+template <class T>
 __global__ void fill_uniform_kernel(T* p, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x)
-    p[i] = static_cast<T>(uniform_pm1(seed, i));
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double u = uniform_pm1(seed, i);
+    T v = from_double<T>(u);
+    // |u| >= 2^-52 never rounds to 0 in float, double or bf16 (whose exponent
+    // range is float's), but below 2^-25 it rounds to 0 in fp16: use fp16's
+    // smallest normal (2^-14) instead, with u's sign (about 1 value in 2^24).
+    if (to_double(v) == 0.0) v = from_double<T>(u < 0 ? -6.103515625e-05 : 6.103515625e-05);
+    p[i] = v;
+  }
 }
 
 // out[0] = bits of max |c - ref| (over finite c), out[1] = bits of max |ref|,
@@ -102,8 +196,8 @@ __global__ void compare_kernel(const T* c, const T* ref, std::size_t n,
   unsigned long long bad = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const double a = static_cast<double>(c[i]);
-    const double b = static_cast<double>(ref[i]);
+    const double a = to_double(c[i]);
+    const double b = to_double(ref[i]);
     if (!isfinite(a) || !isfinite(b)) {
       ++bad;
       continue;
@@ -144,6 +238,8 @@ void fill_uniform(T* p, std::size_t n, std::uint64_t seed) {
 }
 template void fill_uniform<float>(float*, std::size_t, std::uint64_t);
 template void fill_uniform<double>(double*, std::size_t, std::uint64_t);
+template void fill_uniform<__nv_bfloat16>(__nv_bfloat16*, std::size_t, std::uint64_t);
+template void fill_uniform<__half>(__half*, std::size_t, std::uint64_t);
 
 template <class T>
 Comparison compare_device(const T* c, const T* ref, std::size_t n) {
@@ -162,59 +258,107 @@ Comparison compare_device(const T* c, const T* ref, std::size_t n) {
 }
 template Comparison compare_device<float>(const float*, const float*, std::size_t);
 template Comparison compare_device<double>(const double*, const double*, std::size_t);
+template Comparison compare_device<__nv_bfloat16>(const __nv_bfloat16*, const __nv_bfloat16*, std::size_t);
+template Comparison compare_device<__half>(const __half*, const __half*, std::size_t);
 
 // ===========================================================================
-// cuBLAS baseline
+// cuBLAS baseline: cublasGemmEx for every type and layout
 // ===========================================================================
-cublasHandle_t cublas_handle_for(bool is_double) {
-  // SGEMM: pedantic math, i.e. strict fp32 (no TF32, no BF16x9 emulation).
-  // DGEMM: default math, which on this cuBLAS is plain fp64 (fp64 emulation
-  // is opt-in), so the baseline is as fast as cuBLAS allows.
-  static cublasHandle_t handles[2] = {nullptr, nullptr};
-  cublasHandle_t& h = handles[is_double ? 1 : 0];
-  if (!h) {
-    GEMM_BENCH_CUBLAS(cublasCreate(&h));
-    GEMM_BENCH_CUBLAS(
-        cublasSetMathMode(h, is_double ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
-  }
+namespace {
+
+template <class T>
+constexpr cudaDataType_t cuda_data_type() {
+  if constexpr (std::is_same_v<T, double>) return CUDA_R_64F;
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return CUDA_R_16BF;
+  else if constexpr (std::is_same_v<T, __half>) return CUDA_R_16F;
+  else return CUDA_R_32F;
+}
+template <class T>
+constexpr const char* cuda_data_type_name() {
+  if constexpr (std::is_same_v<T, double>) return "CUDA_R_64F";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "CUDA_R_16BF";
+  else if constexpr (std::is_same_v<T, __half>) return "CUDA_R_16F";
+  else return "CUDA_R_32F";
+}
+
+// The compute type of a math type: strict fp32 stays strict (pedantic: no
+// TF32, no bf16x9 emulation); tf32 asks for TF32 tensor cores; 16-bit inputs
+// accumulate in fp32.
+template <class B>
+constexpr cublasComputeType_t cublas_compute_type() {
+  using T = typename B::Math;
+  if constexpr (std::is_same_v<T, double>) return CUBLAS_COMPUTE_64F;
+  else if constexpr (std::is_same_v<T, gemm::tf32>) return CUBLAS_COMPUTE_32F_FAST_TF32;
+  else if constexpr (std::is_same_v<T, float>) return CUBLAS_COMPUTE_32F_PEDANTIC;
+  else return CUBLAS_COMPUTE_32F;
+}
+template <class B>
+constexpr const char* cublas_compute_name() {
+  using T = typename B::Math;
+  if constexpr (std::is_same_v<T, double>) return "CUBLAS_COMPUTE_64F";
+  else if constexpr (std::is_same_v<T, gemm::tf32>) return "CUBLAS_COMPUTE_32F_FAST_TF32";
+  else if constexpr (std::is_same_v<T, float>) return "CUBLAS_COMPUTE_32F_PEDANTIC";
+  else return "CUBLAS_COMPUTE_32F";
+}
+
+// One handle in the default math mode: each call's compute type says what
+// cuBLAS may do (for double that is plain fp64: fp64 emulation is opt-in).
+cublasHandle_t cublas_handle() {
+  static cublasHandle_t h = nullptr;
+  if (!h) GEMM_BENCH_CUBLAS(cublasCreate(&h));
   return h;
 }
 
-const char* cublas_math_name(bool is_double) {
-  return is_double ? "CUBLAS_DEFAULT_MATH" : "CUBLAS_PEDANTIC_MATH";
-}
-
-namespace {
-// cublasSetStream only when the stream changes (handles start on stream 0).
-cublasStatus_t set_stream(cublasHandle_t h, bool is_double, cudaStream_t stream) {
-  static cudaStream_t current[2] = {nullptr, nullptr};
-  cudaStream_t& cur = current[is_double ? 1 : 0];
-  if (stream == cur) return CUBLAS_STATUS_SUCCESS;
+// cublasSetStream only when the stream changes (the handle starts on stream 0).
+cublasStatus_t set_stream(cublasHandle_t h, cudaStream_t stream) {
+  static cudaStream_t current = nullptr;
+  if (stream == current) return CUBLAS_STATUS_SUCCESS;
   const cublasStatus_t st = cublasSetStream(h, stream);
-  if (st == CUBLAS_STATUS_SUCCESS) cur = stream;
+  if (st == CUBLAS_STATUS_SUCCESS) current = stream;
   return st;
 }
+
+constexpr const char* kCublasMathMode = "CUBLAS_DEFAULT_MATH";
+
 }  // namespace
 
-// Row-major C (m x n) = A (m x k) * B (k x n) is column-major C^T = B^T * A^T:
-// call the column-major gemm with (n, m, k) and B before A.
-template <>
-cublasStatus_t cublas_gemm<float>(const Shape& s, float alpha, const float* A, const float* B,
-                                  float beta, float* C, cudaStream_t stream) {
-  cublasHandle_t h = cublas_handle_for(false);
-  if (cublasStatus_t st = set_stream(h, false, stream); st != CUBLAS_STATUS_SUCCESS) return st;
-  return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, B, s.n, A, s.k, &beta,
-                     C, s.n);
+// Row-major C (m x n) = op(A) op(B) is column-major C^T (n x m) =
+// op(B)^T op(A)^T over the same storage: call the column-major gemm with
+// (n, m, k) and B before A. A row-major operand stored as written is, read
+// column-major, the transpose of itself, which is what the swapped call needs:
+// CUBLAS_OP_N; one stored transposed needs CUBLAS_OP_T.
+template <class B>
+cublasStatus_t cublas_gemm(Layout layout, const Shape& s, typename B::Scalar alpha, const typename B::In* A,
+                           const typename B::In* Bm, typename B::Scalar beta, typename B::Out* C,
+                           cudaStream_t stream) {
+  cublasHandle_t h = cublas_handle();
+  if (cublasStatus_t st = set_stream(h, stream); st != CUBLAS_STATUS_SUCCESS) return st;
+  const cublasOperation_t tb = op_b(layout) == gemm::Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
+  const cublasOperation_t ta = op_a(layout) == gemm::Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
+  constexpr cudaDataType_t in = cuda_data_type<typename B::In>();
+  constexpr cudaDataType_t out = cuda_data_type<typename B::Out>();
+  return cublasGemmEx(h, tb, ta, s.n, s.m, s.k, &alpha, Bm, in, s.ldb(layout), A, in, s.lda(layout), &beta, C, out,
+                      s.ldc(), cublas_compute_type<B>(), CUBLAS_GEMM_DEFAULT);
 }
-template <>
-cublasStatus_t cublas_gemm<double>(const Shape& s, double alpha, const double* A,
-                                   const double* B, double beta, double* C,
-                                   cudaStream_t stream) {
-  cublasHandle_t h = cublas_handle_for(true);
-  if (cublasStatus_t st = set_stream(h, true, stream); st != CUBLAS_STATUS_SUCCESS) return st;
-  return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s.n, s.m, s.k, &alpha, B, s.n, A, s.k, &beta,
-                     C, s.n);
+
+template <class B>
+std::string cublas_label() {
+  return std::string("cublasGemmEx ") + cublas_compute_name<B>() + ", A/B " +
+         cuda_data_type_name<typename B::In>() + ", C " + cuda_data_type_name<typename B::Out>();
 }
+
+#define GEMM_BENCH_INSTANTIATE_CUBLAS(B)                                                                         \
+  template cublasStatus_t cublas_gemm<B>(Layout, const Shape&, B::Scalar, const B::In*, const B::In*, B::Scalar, \
+                                         B::Out*, cudaStream_t);                                                 \
+  template std::string cublas_label<B>();
+GEMM_BENCH_INSTANTIATE_CUBLAS(Float)
+GEMM_BENCH_INSTANTIATE_CUBLAS(Tf32)
+GEMM_BENCH_INSTANTIATE_CUBLAS(Double)
+GEMM_BENCH_INSTANTIATE_CUBLAS(Bf16)
+GEMM_BENCH_INSTANTIATE_CUBLAS(Fp16)
+GEMM_BENCH_INSTANTIATE_CUBLAS(Bf16F32)
+GEMM_BENCH_INSTANTIATE_CUBLAS(Fp16F32)
+#undef GEMM_BENCH_INSTANTIATE_CUBLAS
 
 // ===========================================================================
 // Context
@@ -236,8 +380,10 @@ std::string cuda_version_str(int v) {
 std::string device_summary() {
   int dev = 0;
   cudaDeviceProp p{};
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess)
-    return "unknown GPU";
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return "no GPU";
+  }
   return fmt("%s, %d SMs, compute capability %d.%d", p.name, p.multiProcessorCount, p.major,
              p.minor);
 }
@@ -245,9 +391,8 @@ std::string device_summary() {
 std::vector<std::pair<std::string, std::string>> context_entries(const Options& opt) {
   std::vector<std::pair<std::string, std::string>> kv;
   int dev = 0;
-  cudaGetDevice(&dev);
   cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, dev) == cudaSuccess) {
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&p, dev) == cudaSuccess) {
     int clock_khz = 0, mem_clock_khz = 0;
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev);
     cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, dev);
@@ -259,6 +404,7 @@ std::vector<std::pair<std::string, std::string>> context_entries(const Options& 
     kv.emplace_back("gpu_memory_gib", fmt("%.1f", double(p.totalGlobalMem) / (1ull << 30)));
     kv.emplace_back("gpu_l2_cache_mib", fmt("%.1f", double(p.l2CacheSize) / (1 << 20)));
   }
+  cudaGetLastError();
   int drv = 0, rt = 0;
   cudaDriverGetVersion(&drv);
   cudaRuntimeGetVersion(&rt);
@@ -269,11 +415,21 @@ std::vector<std::pair<std::string, std::string>> context_entries(const Options& 
   cublasGetProperty(MINOR_VERSION, &minor);
   cublasGetProperty(PATCH_LEVEL, &patch);
   kv.emplace_back("cublas_version", fmt("%d.%d.%d", major, minor, patch));
-  kv.emplace_back("cublas_sgemm_math", cublas_math_name(false));
-  kv.emplace_back("cublas_dgemm_math", cublas_math_name(true));
+  kv.emplace_back("cublas_math_mode", kCublasMathMode);
+  for (const char* t : kTypeNames) {
+    with_type(t, [&](auto b) {
+      using B = decltype(b);
+      kv.emplace_back(std::string("cublas_") + t, cublas_label<B>());
+      kv.emplace_back(std::string("ridge_flop_per_byte_") + t, fmt("%.0f", ridge_intensity<B>()));
+      kv.emplace_back(std::string("tolerance_") + t, fmt("%.0e", tolerance<B>()));
+    });
+  }
   kv.emplace_back("git_commit", GEMM_GIT_COMMIT);
   kv.emplace_back("run_date_utc", utc_now());
   kv.emplace_back("gemm_bench_mode", opt.mode());
+  if (!opt.types.empty()) kv.emplace_back("gemm_bench_types", opt.types);
+  if (!opt.layouts.empty()) kv.emplace_back("gemm_bench_layouts", opt.layouts);
+  if (!opt.shapes.empty()) kv.emplace_back("gemm_bench_shapes", opt.shapes);
   kv.emplace_back("gemm_bench_repetitions", std::to_string(opt.repetitions));
   kv.emplace_back("gemm_bench_statistic", "median");
   return kv;
@@ -293,7 +449,8 @@ void global_warmup() {
   GEMM_BENCH_CUDA(cudaEventRecord(e0));
   // About 0.3 s of work, whatever the GPU's speed.
   for (int round = 0; round < 64 && ms < 300.f; ++round) {
-    for (int i = 0; i < 8; ++i) GEMM_BENCH_CUBLAS(cublas_gemm<float>(s, 1.f, a, a, 0.f, c, 0));
+    for (int i = 0; i < 8; ++i)
+      GEMM_BENCH_CUBLAS(cublas_gemm<Float>(Layout::NN, s, 1.f, a, a, 0.f, c, 0));
     GEMM_BENCH_CUDA(cudaEventRecord(e1));
     GEMM_BENCH_CUDA(cudaEventSynchronize(e1));
     GEMM_BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
@@ -305,8 +462,8 @@ void global_warmup() {
 }
 
 // ===========================================================================
-// Workspace: input sets of one (type, shape), rotated so small shapes are not
-// timed out of the 50 MB L2.
+// Workspace: input sets of one (type, layout, shape), rotated so small shapes
+// are not timed out of the 50 MB L2.
 // ===========================================================================
 namespace {
 
@@ -317,36 +474,44 @@ struct WorkspaceBase {
   virtual ~WorkspaceBase() = default;
 };
 
-template <class T>
+template <class B>
 struct Workspace : WorkspaceBase {
+  using In = typename B::In;
+  using Out = typename B::Out;
   Shape s;
+  Layout layout = Layout::NN;
   int sets = 1;
-  std::size_t a_elems = 0, b_elems = 0, c_elems = 0, set_elems = 0;
-  T* slab = nullptr;   // sets x (A, B, C), each matrix 256-byte aligned
-  T* c_ref = nullptr;  // cuBLAS result on set 0
-  int next = 0;        // next set to use
+  std::size_t a_elems = 0, b_elems = 0, c_elems = 0;  // each padded to 256 bytes
+  In* inputs = nullptr;  // sets x (A, B), each matrix 256-byte aligned
+  Out* outputs = nullptr;  // sets x C, each 256-byte aligned
+  Out* c_ref = nullptr;  // cuBLAS result on set 0
+  int next = 0;          // next set to use
 
+  template <class T>
   static std::size_t pad(std::size_t elems) {
     const std::size_t q = 256 / sizeof(T);
     return (elems + q - 1) / q * q;
   }
 
-  explicit Workspace(const Shape& shape) : s(shape) {
-    a_elems = pad(std::size_t(s.m) * s.k);
-    b_elems = pad(std::size_t(s.k) * s.n);
-    c_elems = pad(std::size_t(s.m) * s.n);
-    set_elems = a_elems + b_elems + c_elems;
-    const double set_bytes = double(set_elems) * sizeof(T);
+  Workspace(const Shape& shape, Layout l) : s(shape), layout(l) {
+    // A holds m x k elements whether stored m x k (op N) or k x m (op T); B likewise.
+    a_elems = pad<In>(std::size_t(s.m) * s.k);
+    b_elems = pad<In>(std::size_t(s.k) * s.n);
+    c_elems = pad<Out>(std::size_t(s.m) * s.n);
+    const double set_bytes = double(a_elems + b_elems) * sizeof(In) + double(c_elems) * sizeof(Out);
     sets = static_cast<int>(std::ceil(kRotationBytes / set_bytes));
     sets = std::max(1, std::min(sets, kMaxSets));
     try {
-      GEMM_BENCH_CUDA(cudaMalloc(&slab, std::size_t(sets) * set_elems * sizeof(T)));
-      GEMM_BENCH_CUDA(cudaMalloc(&c_ref, c_elems * sizeof(T)));
+      GEMM_BENCH_CUDA(cudaMalloc(&inputs, std::size_t(sets) * (a_elems + b_elems) * sizeof(In)));
+      GEMM_BENCH_CUDA(cudaMalloc(&outputs, std::size_t(sets) * c_elems * sizeof(Out)));
+      GEMM_BENCH_CUDA(cudaMalloc(&c_ref, c_elems * sizeof(Out)));
+      // Same data for every layout of a shape (and for float and tf32); only
+      // how A and B are read differs.
       const std::uint64_t seed =
-          splitmix64((std::uint64_t(sizeof(T)) << 60) ^ (std::uint64_t(s.m) << 40) ^
+          splitmix64((std::uint64_t(sizeof(In)) << 60) ^ (std::uint64_t(s.m) << 40) ^
                      (std::uint64_t(s.n) << 20) ^ std::uint64_t(s.k));
-      fill_uniform(slab, std::size_t(sets) * set_elems, seed);
-      GEMM_BENCH_CUBLAS(cublas_gemm<T>(s, T(1), A(0), B(0), T(0), c_ref, 0));
+      fill_uniform(inputs, std::size_t(sets) * (a_elems + b_elems), seed);
+      GEMM_BENCH_CUBLAS(cublas_gemm<B>(layout, s, 1, A(0), Bm(0), 0, c_ref, 0));
       GEMM_BENCH_CUDA(cudaDeviceSynchronize());
     } catch (...) {
       release();
@@ -355,13 +520,15 @@ struct Workspace : WorkspaceBase {
   }
   ~Workspace() override { release(); }
   void release() {
-    if (slab) cudaFree(slab);
+    if (inputs) cudaFree(inputs);
+    if (outputs) cudaFree(outputs);
     if (c_ref) cudaFree(c_ref);
-    slab = c_ref = nullptr;
+    inputs = nullptr;
+    outputs = c_ref = nullptr;
   }
-  T* A(int i) const { return slab + std::size_t(i) * set_elems; }
-  T* B(int i) const { return A(i) + a_elems; }
-  T* C(int i) const { return B(i) + b_elems; }
+  In* A(int i) const { return inputs + std::size_t(i) * (a_elems + b_elems); }
+  In* Bm(int i) const { return A(i) + a_elems; }
+  Out* C(int i) const { return outputs + std::size_t(i) * c_elems; }
   int take() {
     const int i = next;
     next = (next + 1) % sets;
@@ -372,16 +539,16 @@ struct Workspace : WorkspaceBase {
 std::unique_ptr<WorkspaceBase> g_workspace;
 std::string g_workspace_key;
 
-template <class T>
-Workspace<T>& workspace(const Shape& s) {
-  const std::string key = std::string(TypeName<T>::value) + "/" + s.str();
+template <class B>
+Workspace<B>& workspace(const Shape& s, Layout layout) {
+  const std::string key = std::string(B::name()) + "/" + layout_name(layout) + "/" + s.str();
   if (key != g_workspace_key) {
     g_workspace.reset();  // free the previous shape's buffers first
     g_workspace_key.clear();
-    g_workspace = std::make_unique<Workspace<T>>(s);
+    g_workspace = std::make_unique<Workspace<B>>(s, layout);
     g_workspace_key = key;
   }
-  return static_cast<Workspace<T>&>(*g_workspace);
+  return static_cast<Workspace<B>&>(*g_workspace);
 }
 
 struct Events {
@@ -400,17 +567,29 @@ Events& events() {
 // Records: one per registered (or skipped) benchmark, in registration order.
 // ===========================================================================
 struct Record {
-  std::string name;   // gemm/float/MultiStage/4096x4096x4096 or cublas/float/...
-  std::string type;   // float / double
+  std::string name;   // gemm/bf16/Persistent/NT/4096x4096x4096 or cublas/float/4096x4096x4096
+  std::string type;   // float, tf32, double, bf16, ...
+  Layout layout = Layout::NN;
   std::string impl;   // preset name or "cuBLAS"
   Shape shape;
-  std::size_t elem = 4;
+  std::size_t in_bytes = 4, out_bytes = 4;  // per element of A and B, of C
+  double ridge = 0;   // the type's ridge point, flop/byte
   bool is_cublas = false;
   std::string skipped;  // non-empty: not registered, and why
   bool prepared = false;
   int batch = 0;        // launches per timed batch
   std::string error;    // non-empty: failed (reported with SkipWithError)
   std::vector<double> samples;  // per-launch seconds, one per repetition
+
+  double bytes() const { return shape.bytes(in_bytes, out_bytes); }
+  double intensity() const { return shape.intensity(in_bytes, out_bytes); }
+  bool memory_bound() const { return intensity() < ridge; }
+  // The (type, layout, shape) that cuBLAS and the presets share.
+  std::string key() const { return type + "/" + layout_name(layout) + "/" + shape.str(); }
+  // "4096x4096x4096", or "4096x4096x4096 NT" for other layouts.
+  std::string shape_column() const {
+    return layout == Layout::NN ? shape.str() : shape.str() + " " + layout_name(layout);
+  }
 };
 
 std::vector<std::unique_ptr<Record>>& records() {
@@ -418,49 +597,64 @@ std::vector<std::unique_ptr<Record>>& records() {
   return r;
 }
 
-using CublasKey = std::tuple<std::string, int, int, int>;
-std::map<CublasKey, Record*>& cublas_records() {
-  static std::map<CublasKey, Record*> m;
+// cuBLAS record of each Record::key().
+std::map<std::string, Record*>& cublas_records() {
+  static std::map<std::string, Record*> m;
   return m;
 }
 // Medians of cuBLAS measured on the side (when the cuBLAS benchmark of a
 // shape was filtered out but a preset of it runs).
-std::map<CublasKey, double>& cublas_side_medians() {
-  static std::map<CublasKey, double> m;
+std::map<std::string, double>& cublas_side_medians() {
+  static std::map<std::string, double> m;
   return m;
 }
 
-// One implementation (cuBLAS or a preset) bound to a type.
-template <class T>
-struct Impl {
-  const Preset<T>* preset = nullptr;  // null: cuBLAS
+std::string launch_error(gemm::Status st) {
+  std::string e = std::string("gemm::gemm failed: ") + gemm::to_string(st);
+  if (gemm::last_cuda_error() != cudaSuccess)
+    e += std::string(" [") + cudaGetErrorName(gemm::last_cuda_error()) + ": " +
+         cudaGetErrorString(gemm::last_cuda_error()) + "]";
+  return e;
+}
 
-  // Runs C(set) = A(set) * B(set). Returns false and fills *err on failure.
-  bool launch(Workspace<T>& ws, int set, T* c_out, std::string* err) const {
+// One implementation (cuBLAS or a preset) bound to a type.
+template <class B>
+struct Impl {
+  const Preset<B>* preset = nullptr;  // null: cuBLAS
+
+  // Runs C(set) = op(A(set)) op(B(set)) in the workspace's layout. Returns
+  // false and fills *err on failure.
+  bool launch(Workspace<B>& ws, int set, std::string* err) const {
     const Shape& s = ws.s;
-    T* C = c_out ? c_out : ws.C(set);
+    const Layout l = ws.layout;
+    typename B::Out* C = ws.C(set);
     if (!preset) {
-      const cublasStatus_t st = cublas_gemm<T>(s, T(1), ws.A(set), ws.B(set), T(0), C, 0);
+      const cublasStatus_t st = cublas_gemm<B>(l, s, 1, ws.A(set), ws.Bm(set), 0, C, 0);
       if (st == CUBLAS_STATUS_SUCCESS) return true;
       *err = std::string("cuBLAS returned ") + cublasGetStatusName(st);
       return false;
     }
-    const gemm::Status st =
-        preset->launch(s.m, s.n, s.k, T(1), ws.A(set), s.k, ws.B(set), s.n, T(0), C, s.n, 0);
+    gemm::Status st;
+    if (l == Layout::NN && preset->row_major) {
+      st = preset->row_major(s.m, s.n, s.k, 1, ws.A(set), s.lda(l), ws.Bm(set), s.ldb(l), 0, C, s.ldc(), 0);
+    } else if (preset->ops) {
+      st = preset->ops(op_a(l), op_b(l), s.m, s.n, s.k, 1, ws.A(set), s.lda(l), ws.Bm(set), s.ldb(l), 0, C,
+                       s.ldc(), 0);
+    } else {
+      *err = preset->name + " is not compiled with layout " + layout_name(l);
+      return false;
+    }
     if (st == gemm::Status::Success) return true;
-    *err = std::string("gemm::gemm failed: ") + gemm::to_string(st);
-    if (gemm::last_cuda_error() != cudaSuccess)
-      *err += std::string(" [") + cudaGetErrorName(gemm::last_cuda_error()) + ": " +
-              cudaGetErrorString(gemm::last_cuda_error()) + "]";
+    *err = launch_error(st);
     return false;
   }
 
   // Times n launches between two events; returns seconds for the batch.
-  double time_batch(Workspace<T>& ws, int n, std::string* err) const {
+  double time_batch(Workspace<B>& ws, int n, std::string* err) const {
     Events& ev = events();
     GEMM_BENCH_CUDA(cudaEventRecord(ev.start, 0));
     for (int i = 0; i < n; ++i) {
-      if (!launch(ws, ws.take(), nullptr, err)) {
+      if (!launch(ws, ws.take(), err)) {
         cudaDeviceSynchronize();
         return 0;
       }
@@ -474,7 +668,7 @@ struct Impl {
   }
 
   // Warm-up, then the number of launches that makes one batch >= target_s.
-  int calibrate(Workspace<T>& ws, double target_s, std::string* err) const {
+  int calibrate(Workspace<B>& ws, double target_s, std::string* err) const {
     double t = time_batch(ws, 1, err);
     if (!err->empty()) return 0;
     // Warm-up: about 20 ms of launches (at least one).
@@ -490,19 +684,18 @@ struct Impl {
   }
 };
 
-// Median per-launch time of cuBLAS for a (type, shape). Uses the cuBLAS
-// benchmark's samples when it ran; otherwise measures it here (untimed by
-// Google Benchmark).
-template <class T>
-double cublas_median(Workspace<T>& ws, const Options& opt) {
-  const CublasKey key{TypeName<T>::value, ws.s.m, ws.s.n, ws.s.k};
+// Median per-launch time of cuBLAS for a (type, layout, shape). Uses the
+// cuBLAS benchmark's samples when it ran; otherwise measures it here (untimed
+// by Google Benchmark), on the same workspace.
+template <class B>
+double cublas_median(Workspace<B>& ws, const std::string& key, const Options& opt) {
   auto it = cublas_records().find(key);
   if (it != cublas_records().end() && !it->second->samples.empty())
     return median(it->second->samples);
   if (it != cublas_records().end() && !it->second->error.empty()) return std::nan("");
   auto side = cublas_side_medians().find(key);
   if (side != cublas_side_medians().end()) return side->second;
-  Impl<T> cublas;
+  Impl<B> cublas;
   std::string err;
   const int batch = cublas.calibrate(ws, opt.batch_ms * 1e-3, &err);
   std::vector<double> v;
@@ -515,14 +708,14 @@ double cublas_median(Workspace<T>& ws, const Options& opt) {
 
 std::string label_for(const Record& r, const std::string& describe) {
   std::string label = describe;
-  const double ai = r.shape.intensity(r.elem);
-  if (ai < kMemoryBoundIntensity)
-    label += fmt("%smemory-bound (%.0f flop/B)", label.empty() ? "" : " | ", ai);
+  if (r.memory_bound())
+    label += fmt("%smemory-bound (%.0f flop/B, %s ridge %.0f)", label.empty() ? "" : " | ", r.intensity(),
+                 r.type.c_str(), r.ridge);
   return label;
 }
 
-template <class T>
-void run_benchmark(benchmark::State& state, Record* rec, Impl<T> impl, std::string label,
+template <class B>
+void run_benchmark(benchmark::State& state, Record* rec, Impl<B> impl, std::string label,
                    const Options* opt) {
   auto fail = [&](const std::string& msg) {
     if (rec->error.empty()) rec->error = msg;
@@ -534,30 +727,29 @@ void run_benchmark(benchmark::State& state, Record* rec, Impl<T> impl, std::stri
   }
   const std::string where = rec->name;
   try {
-    Workspace<T>& ws = workspace<T>(rec->shape);
+    Workspace<B>& ws = workspace<B>(rec->shape, rec->layout);
     std::string err;
     if (!rec->prepared) {
       if (impl.preset) {
         // Check against cuBLAS on set 0 before timing anything. C is first
-        // filled with a large value so unwritten elements are caught.
-        // Bytes 0x7f: 3.4e38 as float, 1.4e306 as double.
-        GEMM_BENCH_CUDA(cudaMemset(ws.C(0), 0x7f, ws.c_elems * sizeof(T)));
-        if (!impl.launch(ws, 0, nullptr, &err)) return fail(where + ": " + err);
+        // filled with bytes 0x7f so unwritten elements are caught: 3.4e38 as
+        // float and bf16, 1.4e306 as double (all far off any result), NaN as
+        // fp16.
+        GEMM_BENCH_CUDA(cudaMemset(ws.C(0), 0x7f, ws.c_elems * sizeof(typename B::Out)));
+        if (!impl.launch(ws, 0, &err)) return fail(where + ": " + err);
         GEMM_BENCH_CUDA(cudaDeviceSynchronize());
-        const Comparison c =
-            compare_device(ws.C(0), ws.c_ref, std::size_t(ws.s.m) * ws.s.n);
+        const Comparison c = compare_device(ws.C(0), ws.c_ref, std::size_t(ws.s.m) * ws.s.n);
         if (c.nonfinite)
           return fail(where + fmt(": wrong result: %llu NaN/Inf elements in C", c.nonfinite));
-        if (!(c.rel() <= tolerance<T>()))
-          return fail(where + fmt(": wrong result: max rel error %.3e vs cuBLAS (tolerance "
-                                  "%.0e)",
-                                  c.rel(), tolerance<T>()));
+        if (!(c.rel() <= tolerance<B>()))
+          return fail(where + fmt(": wrong result: max rel error %.3e vs cuBLAS (tolerance %.0e)", c.rel(),
+                                  tolerance<B>()));
       }
       rec->batch = impl.calibrate(ws, opt->batch_ms * 1e-3, &err);
       if (!err.empty()) return fail(where + ": " + err);
       rec->prepared = true;
     }
-    const double cublas_s = impl.preset ? cublas_median<T>(ws, *opt) : std::nan("");
+    const double cublas_s = impl.preset ? cublas_median<B>(ws, rec->key(), *opt) : std::nan("");
 
     double per_launch = 0;
     for (auto _ : state) {
@@ -572,7 +764,7 @@ void run_benchmark(benchmark::State& state, Record* rec, Impl<T> impl, std::stri
     if (!rec->error.empty()) return;
     rec->samples.push_back(per_launch);
     state.counters["TFLOP/s"] = rec->shape.flops() / per_launch * 1e-12;
-    state.counters["GB/s"] = rec->shape.bytes(rec->elem) / per_launch * 1e-9;
+    state.counters["GB/s"] = rec->bytes() / per_launch * 1e-9;
     if (!impl.preset)
       state.counters["pct_cublas"] = 100.0;
     else if (std::isfinite(cublas_s))
@@ -588,24 +780,28 @@ void run_benchmark(benchmark::State& state, Record* rec, Impl<T> impl, std::stri
 // --------------------------------------------------------------------------
 // Grid
 // --------------------------------------------------------------------------
+}  // namespace
+
 std::vector<Shape> parse_shapes(const std::string& spec) {
   std::vector<Shape> out;
-  std::stringstream ss(spec);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
+  for (const std::string& item : split_list(spec)) {
     Shape s;
     char x1 = 0, x2 = 0;
     std::istringstream is(item);
     if (!(is >> s.m >> x1 >> s.n >> x2 >> s.k) || x1 != 'x' || x2 != 'x' || s.m <= 0 ||
-        s.n <= 0 || s.k <= 0)
+        s.n <= 0 || s.k <= 0 || is.peek() != std::char_traits<char>::eof())
       throw Error("bad shape '" + item + "' in --gemm_shapes (want MxNxK)");
     out.push_back(s);
   }
   return out;
 }
 
-std::vector<Shape> full_grid() {
+namespace {
+
+const Shape kCube4096{4096, 4096, 4096};
+
+// float and double with --gemm_full.
+std::vector<Shape> full_cuda_core_grid() {
   std::vector<Shape> g;
   for (int s = 128; s <= 8192; s *= 2) g.push_back({s, s, s});
   g.push_back({1000, 1000, 1000});
@@ -617,9 +813,55 @@ std::vector<Shape> full_grid() {
   return g;
 }
 
-std::vector<Shape> default_grid(bool is_double) {
-  if (is_double) return {{1024, 1024, 1024}};
-  return {{1024, 1024, 1024}, {4096, 4096, 4096}, {4095, 4097, 4093}, {16, 4096, 4096}};
+// bf16 by default: squares up to 8192, an LLM-like wide n (14336), and a
+// ragged m that TMA still accepts (only leading dimensions must be aligned).
+std::vector<Shape> bf16_grid() {
+  return {{1024, 1024, 1024}, {2048, 2048, 2048}, kCube4096, {8192, 8192, 8192},
+          {4096, 14336, 4096}, {4095, 4096, 4096}};
+}
+
+std::vector<Shape> grid_for_type(const std::string& type, bool full) {
+  if (type == "float") {
+    if (full) return full_cuda_core_grid();
+    return {{1024, 1024, 1024}, kCube4096, {4095, 4097, 4093}, {16, 4096, 4096}};
+  }
+  if (type == "double") return full ? full_cuda_core_grid() : std::vector<Shape>{{1024, 1024, 1024}};
+  if (type == "bf16") {
+    std::vector<Shape> g = bf16_grid();
+    if (full) {
+      // Leading dimensions that are not a multiple of 16 bytes (8 elements):
+      // the Hopper presets refuse them (skipped rows), Tuned takes its
+      // CUDA-core path.
+      g.push_back({4096, 4096, 4093});  // lda
+      g.push_back({4096, 4097, 4096});  // ldb
+      g.push_back({4096, 4096, 4100});  // lda = 8200 bytes
+      g.push_back({1023, 1025, 1021});  // all three
+    }
+    return g;
+  }
+  // tf32, fp16, bf16_f32out, fp16_f32out: 4096^3 by default.
+  if (full) return {{1024, 1024, 1024}, {2048, 2048, 2048}, kCube4096, {8192, 8192, 8192}};
+  return {kCube4096};
+}
+
+// The layouts of one (type, shape): --gemm_layouts for every type and shape;
+// by default NN everywhere, plus NT, TN and TT for float and bf16 at 4096^3.
+std::vector<Layout> layouts_for(const Options& opt, const std::string& type, const Shape& s) {
+  std::vector<Layout> out;
+  if (!opt.layouts.empty()) {
+    const std::vector<std::string> wanted = split_list(opt.layouts);
+    for (Layout l : kAllLayouts)
+      if (std::find(wanted.begin(), wanted.end(), layout_name(l)) != wanted.end()) out.push_back(l);
+    return out;
+  }
+  out.push_back(Layout::NN);
+  const bool cube = s.m == kCube4096.m && s.n == kCube4096.n && s.k == kCube4096.k;
+  if (cube && (type == "float" || type == "bf16")) {
+    out.push_back(Layout::NT);
+    out.push_back(Layout::TN);
+    out.push_back(Layout::TT);
+  }
+  return out;
 }
 
 // Naive and Coalesced run at well under 1 TFLOP/s; beyond 2*4096^3 flop one
@@ -629,14 +871,33 @@ bool too_slow(const std::string& preset, const Shape& s) {
   return (preset == "Naive" || preset == "Coalesced") && s.flops() > limit;
 }
 
-Record* add_record(const std::string& name, const char* type, const std::string& impl,
-                   const Shape& s, std::size_t elem, bool is_cublas) {
+// Why a preset refuses a call's alignment, e.g. "Status::MisalignedA".
+std::string refusal(gemm::Status s) {
+  switch (s) {
+    case gemm::Status::MisalignedA: return "Status::MisalignedA";
+    case gemm::Status::MisalignedB: return "Status::MisalignedB";
+    case gemm::Status::MisalignedC: return "Status::MisalignedC";
+    default: return gemm::to_string(s);
+  }
+}
+
+struct Skip {
+  std::string name, reason;
+  bool too_slow = false;
+};
+
+template <class B>
+Record* add_record(const std::string& name, Layout layout, const std::string& impl, const Shape& s,
+                   bool is_cublas) {
   auto r = std::make_unique<Record>();
   r->name = name;
-  r->type = type;
+  r->type = B::name();
+  r->layout = layout;
   r->impl = impl;
   r->shape = s;
-  r->elem = elem;
+  r->in_bytes = sizeof(typename B::In);
+  r->out_bytes = sizeof(typename B::Out);
+  r->ridge = ridge_intensity<B>();
   r->is_cublas = is_cublas;
   records().push_back(std::move(r));
   return records().back().get();
@@ -647,40 +908,60 @@ void configure(benchmark::internal::Benchmark* b, const Options& opt) {
   if (opt.repetitions > 1) b->Repetitions(opt.repetitions)->ReportAggregatesOnly(true);
 }
 
-template <class T>
-void register_type(const Options& opt, const std::vector<Shape>& shapes,
-                   std::vector<std::string>& skipped) {
-  const char* type = TypeName<T>::value;
+// "gemm/bf16/Tuned/" + ("NT/" unless NN) + "4096x4096x4096".
+std::string row_name(const std::string& head, Layout l, const Shape& s) {
+  return head + (l == Layout::NN ? "" : std::string(layout_name(l)) + "/") + s.str();
+}
+
+template <class B>
+void register_type(const Options& opt, const std::vector<Shape>& shapes, std::vector<Skip>& skipped,
+                   std::vector<std::string>& notes) {
+  const std::string type = B::name();
+  bool noted = false;
   for (const Shape& s : shapes) {
-    // cuBLAS first, so its median is known when the presets of the shape run.
-    Record* cr = add_record(std::string("cublas/") + type + "/" + s.str(), type, "cuBLAS", s,
-                            sizeof(T), true);
-    cublas_records()[CublasKey{type, s.m, s.n, s.k}] = cr;
-    const std::string clabel = label_for(
-        *cr, std::string(std::is_same<T, float>::value ? "cublasSgemm " : "cublasDgemm ") +
-                 cublas_math_name(std::is_same<T, double>::value));
-    configure(benchmark::RegisterBenchmark(
-                  cr->name.c_str(),
-                  [cr, clabel, &opt](benchmark::State& st) {
-                    run_benchmark<T>(st, cr, Impl<T>{}, clabel, &opt);
-                  }),
-              opt);
-    for (const Preset<T>& p : presets<T>()) {
-      const std::string name = std::string("gemm/") + type + "/" + p.name + "/" + s.str();
-      Record* r = add_record(name, type, p.name, s, sizeof(T), false);
-      if (too_slow(p.name, s)) {
-        r->skipped = "predicted too slow";
-        skipped.push_back(name);
+    for (Layout l : layouts_for(opt, type, s)) {
+      const std::vector<Preset<B>>& table = l == Layout::NN ? presets<B>() : layout_presets<B>();
+      if (table.empty()) {
+        if (!noted)
+          notes.push_back("no " + type + " rows in layouts NT/TN/TT: no " + type +
+                          " preset is compiled with layouts (presets_layouts.cu)");
+        noted = true;
         continue;
       }
-      const std::string label = label_for(*r, p.describe);
-      const Preset<T>* pp = &p;
-      configure(benchmark::RegisterBenchmark(
-                    r->name.c_str(),
-                    [r, pp, label, &opt](benchmark::State& st) {
-                      run_benchmark<T>(st, r, Impl<T>{pp}, label, &opt);
-                    }),
+      // cuBLAS first, so its median is known when the presets of the shape run.
+      Record* cr = add_record<B>(row_name("cublas/" + type + "/", l, s), l, "cuBLAS", s, true);
+      cublas_records()[cr->key()] = cr;
+      std::string cdescribe = cublas_label<B>();
+      if (l != Layout::NN)
+        cdescribe += fmt(", transa %s, transb %s (B first: row-major C^T)", op_b(l) == gemm::Op::N ? "N" : "T",
+                         op_a(l) == gemm::Op::N ? "N" : "T");
+      const std::string clabel = label_for(*cr, cdescribe);
+      configure(benchmark::RegisterBenchmark(cr->name.c_str(),
+                                             [cr, clabel, &opt](benchmark::State& st) {
+                                               run_benchmark<B>(st, cr, Impl<B>{}, clabel, &opt);
+                                             }),
                 opt);
+      for (const Preset<B>& p : table) {
+        Record* r = add_record<B>(row_name("gemm/" + type + "/" + p.name + "/", l, s), l, p.name, s, false);
+        if (too_slow(p.name, s)) {
+          r->skipped = "predicted too slow";
+          skipped.push_back({r->name, r->skipped, true});
+          continue;
+        }
+        if (const gemm::Status st = p.alignment(l, s); st != gemm::Status::Success) {
+          r->skipped = refusal(st) + fmt(" (lda %d, ldb %d of %zu-byte elements)", s.lda(l), s.ldb(l),
+                                         r->in_bytes);
+          skipped.push_back({r->name, r->skipped, false});
+          continue;
+        }
+        const std::string label = label_for(*r, p.describe);
+        const Preset<B>* pp = &p;
+        configure(benchmark::RegisterBenchmark(r->name.c_str(),
+                                               [r, pp, label, &opt](benchmark::State& st) {
+                                                 run_benchmark<B>(st, r, Impl<B>{pp}, label, &opt);
+                                               }),
+                  opt);
+      }
     }
   }
 }
@@ -693,27 +974,34 @@ void release_workspace() {
 }
 
 void register_benchmarks(const Options& opt) {
-  bool want_float = true, want_double = true;
-  if (!opt.types.empty()) {
-    want_float = opt.types.find("float") != std::string::npos;
-    want_double = opt.types.find("double") != std::string::npos;
-  }
   const std::vector<Shape> custom = parse_shapes(opt.shapes);
-  std::vector<std::string> skipped;
-  auto grid = [&](bool is_double) {
-    if (!custom.empty()) return custom;
-    return opt.full ? full_grid() : default_grid(is_double);
-  };
-  if (want_float) register_type<float>(opt, grid(false), skipped);
-  if (want_double) register_type<double>(opt, grid(true), skipped);
-  if (!skipped.empty()) {
+  std::vector<Skip> skipped;
+  std::vector<std::string> notes;
+  for (const std::string& type : selected_types(opt)) {
+    const std::vector<Shape> shapes = custom.empty() ? grid_for_type(type, opt.full) : custom;
+    with_type(type, [&](auto b) { register_type<decltype(b)>(opt, shapes, skipped, notes); });
+  }
+  for (const std::string& n : notes) std::printf("gemm_bench: %s\n", n.c_str());
+  std::size_t slow = 0;
+  for (const Skip& s : skipped) slow += s.too_slow;
+  if (slow) {
     std::printf("gemm_bench: skipped %zu benchmark(s) predicted to take too long "
                 "(Naive/Coalesced above 2*4096^3 flop):",
-                skipped.size());
-    for (const std::string& s : skipped) std::printf(" %s", s.c_str());
+                slow);
+    for (const Skip& s : skipped)
+      if (s.too_slow) std::printf(" %s", s.name.c_str());
     std::printf("\n");
-    std::fflush(stdout);
   }
+  if (slow < skipped.size()) {
+    std::printf("gemm_bench: skipped %zu benchmark(s) whose preset refuses the input's alignment "
+                "(the Hopper presets need A and B as TMA reads them; Tuned takes another path):\n",
+                skipped.size() - slow);
+    for (const Skip& s : skipped)
+      if (!s.too_slow) std::printf("  %s: %s\n", s.name.c_str(), s.reason.c_str());
+  }
+  // Into the JSON output too, as context entries "skipped:<row name>".
+  for (const Skip& s : skipped) benchmark::AddCustomContext("skipped:" + s.name, s.reason);
+  std::fflush(stdout);
 }
 
 void print_summary(const Options& opt) {
@@ -724,7 +1012,7 @@ void print_summary(const Options& opt) {
   for (const Record* r : rows) any_run |= !r->samples.empty() || !r->error.empty();
   if (!any_run) return;
   std::printf("\n## gemm_bench summary (%s; median of %d repetition%s; %% of cuBLAS = cuBLAS "
-              "median time / median time)\n\n",
+              "median time / median time, same type, layout and data)\n\n",
               device_summary().c_str(), opt.repetitions, opt.repetitions == 1 ? "" : "s");
   std::printf("| type | shape | implementation | TFLOP/s | %% of cuBLAS | GB/s | note |\n");
   std::printf("|---|---|---|---:|---:|---:|---|\n");
@@ -733,24 +1021,22 @@ void print_summary(const Options& opt) {
     if (!r->samples.empty()) {
       const double t = median(r->samples);
       tflops = fmt("%.2f", r->shape.flops() / t * 1e-12);
-      gbs = fmt("%.0f", r->shape.bytes(r->elem) / t * 1e-9);
+      gbs = fmt("%.0f", r->bytes() / t * 1e-9);
       double ct = std::nan("");
-      const CublasKey key{r->type, r->shape.m, r->shape.n, r->shape.k};
-      auto it = cublas_records().find(key);
+      auto it = cublas_records().find(r->key());
       if (it != cublas_records().end() && !it->second->samples.empty())
         ct = median(it->second->samples);
-      else if (cublas_side_medians().count(key))
-        ct = cublas_side_medians()[key];
+      else if (cublas_side_medians().count(r->key()))
+        ct = cublas_side_medians()[r->key()];
       if (std::isfinite(ct)) pct = fmt("%.1f%%", 100.0 * ct / t);
-      if (r->shape.intensity(r->elem) < kMemoryBoundIntensity) note = "memory-bound";
+      if (r->memory_bound()) note = fmt("memory-bound (%.0f < %.0f flop/B)", r->intensity(), r->ridge);
     } else if (!r->error.empty()) {
       note = "ERROR: " + r->error;
     } else {
       note = "skipped (" + r->skipped + ")";
     }
-    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r->type.c_str(),
-                r->shape.str().c_str(), r->impl.c_str(), tflops.c_str(), pct.c_str(),
-                gbs.c_str(), note.c_str());
+    std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", r->type.c_str(), r->shape_column().c_str(),
+                r->impl.c_str(), tflops.c_str(), pct.c_str(), gbs.c_str(), note.c_str());
   }
   std::printf("\n");
   std::fflush(stdout);

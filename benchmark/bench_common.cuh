@@ -2,16 +2,23 @@
 //
 // The binary is split over several translation units so that they compile in
 // parallel:
-//   presets_float.cu / presets_double.cu  instantiate every preset for one type
-//                                         (the expensive part) and export a
-//                                         table of plain function pointers;
-//   bench.cu                              workspaces, timing, cuBLAS baseline,
-//                                         result checking, registration, summary;
-//   flow.cu                               the whole-flow (host to host) table;
-//   main.cu                               flags, context, main().
+//   presets_<type>.cu   one per benchmarked type: every preset that serves the
+//                       type (a fold over gemm::preset::AllServing<T, Out>),
+//                       through the row-major entry point (the expensive part);
+//                       each exports a table of plain function pointers;
+//   presets_layouts.cu  the few presets that get layout rows (NT, TN, TT),
+//                       through the op entry point, which compiles all four
+//                       layouts of each kernel: Tuned for float, and Tuned and
+//                       the Hopper presets for bf16;
+//   bench.cu            workspaces, timing, cuBLAS baseline, result checking,
+//                       registration, summary;
+//   flow.cu             the whole-flow (host to host) table;
+//   main.cu             flags, context, main().
 #pragma once
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <gemm/gemm.cuh>
@@ -20,6 +27,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -39,69 +47,182 @@ void cublas_check(cublasStatus_t st, const char* expr, const char* file, int lin
 #define GEMM_BENCH_CUBLAS(expr) ::gemm_bench::cublas_check((expr), #expr, __FILE__, __LINE__)
 
 // ---------------------------------------------------------------------------
-// Shapes and types
+// Layouts: how A and B are stored (C is always row-major). First letter op(A),
+// second op(B); N = stored as written (row-major), T = stored transposed.
+// ---------------------------------------------------------------------------
+enum class Layout { NN, NT, TN, TT };
+constexpr Layout kAllLayouts[] = {Layout::NN, Layout::NT, Layout::TN, Layout::TT};
+
+inline const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::NN: return "NN";
+    case Layout::NT: return "NT";
+    case Layout::TN: return "TN";
+    case Layout::TT: return "TT";
+  }
+  return "?";
+}
+inline gemm::Op op_a(Layout l) { return l == Layout::TN || l == Layout::TT ? gemm::Op::T : gemm::Op::N; }
+inline gemm::Op op_b(Layout l) { return l == Layout::NT || l == Layout::TT ? gemm::Op::T : gemm::Op::N; }
+
+// ---------------------------------------------------------------------------
+// Shapes
 // ---------------------------------------------------------------------------
 struct Shape {
   int m = 0, n = 0, k = 0;
   std::string str() const;  // "MxNxK"
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
-  // Minimum traffic: read A and B once, write C once.
-  double bytes(std::size_t elem) const {
-    return (double(m) * k + double(k) * n + double(m) * n) * double(elem);
+  // Minimum traffic: read A and B once (in_bytes per element), write C once
+  // (out_bytes per element).
+  double bytes(std::size_t in_bytes, std::size_t out_bytes) const {
+    return (double(m) * k + double(k) * n) * double(in_bytes) + double(m) * n * double(out_bytes);
   }
-  double intensity(std::size_t elem) const { return flops() / bytes(elem); }
+  double intensity(std::size_t in_bytes, std::size_t out_bytes) const {
+    return flops() / bytes(in_bytes, out_bytes);
+  }
+  // Tight leading dimensions of the stored operands: a stored row of A holds
+  // k elements for op N and m for op T; of B, n for N and k for T; C is m x n.
+  int lda(Layout l) const { return op_a(l) == gemm::Op::N ? k : m; }
+  int ldb(Layout l) const { return op_b(l) == gemm::Op::N ? n : k; }
+  int ldc() const { return n; }
 };
 
-// Shapes with arithmetic intensity below this (flop/byte) are labelled
-// "memory-bound".
-constexpr double kMemoryBoundIntensity = 100.0;
+// ---------------------------------------------------------------------------
+// Types: a benchmarked type is a math type T with an output type Out (the
+// pair that gemm::gemm<T> and cublasGemmEx take).
+// ---------------------------------------------------------------------------
+template <class T, class O = gemm::storage_t<T>>
+struct BenchType {
+  using Math = T;
+  using In = gemm::storage_t<T>;  // what A and B hold
+  using Out = O;                  // what C holds
+  using Scalar = gemm::scalar_t<T>;  // alpha, beta
+  static const char* name() { return gemm::type_name<T, O>(); }
+};
 
-template <class T> struct TypeName;
-template <> struct TypeName<float> { static constexpr const char* value = "float"; };
-template <> struct TypeName<double> { static constexpr const char* value = "double"; };
+using Float = BenchType<float>;
+using Tf32 = BenchType<gemm::tf32>;
+using Double = BenchType<double>;
+using Bf16 = BenchType<__nv_bfloat16>;
+using Fp16 = BenchType<__half>;
+using Bf16F32 = BenchType<__nv_bfloat16, float>;
+using Fp16F32 = BenchType<__half, float>;
 
-template <class T> constexpr double tolerance();
-template <> constexpr double tolerance<float>() { return 1e-4; }
-template <> constexpr double tolerance<double>() { return 1e-10; }
+// Every type, in the order the rows are registered.
+constexpr const char* kTypeNames[] = {"float", "tf32", "double", "bf16", "bf16_f32out", "fp16", "fp16_f32out"};
+
+// Result check against cuBLAS on set 0, as max |C - C_cublas| / max |C_cublas|
+// (inputs uniform in (-1, 1)). Both sides are the same product in different
+// summation orders (and, for tf32, different input rounding), so each bound is
+// a generous multiple of the rounding the type allows.
+template <class B> constexpr double tolerance();
+// Strict fp32 both sides: only the summation order differs (~1e-6 seen).
+template <> constexpr double tolerance<Float>() { return 1e-4; }
+// fp64 both sides: summation order only.
+template <> constexpr double tolerance<Double>() { return 1e-10; }
+// cuBLAS rounds A and B to TF32 (10-bit mantissa, relative error 2^-11 per
+// input); ours may compute in strict fp32 (Tuned does), so the two differ by
+// TF32's input rounding, about 1e-4 of max|C| for k = 4096 of random data.
+template <> constexpr double tolerance<Tf32>() { return 5e-3; }
+// C rounded to bf16 (8-bit mantissa): a different summation order can move a
+// result by one bf16 ulp, 2^-8 = 3.9e-3 relative at the largest elements.
+template <> constexpr double tolerance<Bf16>() { return 2e-2; }
+// C rounded to fp16 (11-bit mantissa): one ulp is 2^-11 = 4.9e-4 relative.
+template <> constexpr double tolerance<Fp16>() { return 5e-3; }
+// 16-bit inputs, fp32 C: the products are exact in fp32 and only the fp32
+// summation order differs.
+template <> constexpr double tolerance<Bf16F32>() { return 1e-3; }
+template <> constexpr double tolerance<Fp16F32>() { return 1e-3; }
+
+// Ridge point (flop/byte) of a type on the H100 SXM: its peak rate over the
+// measured memory bandwidth. Below it a shape is labelled "memory-bound".
+// Peaks (dense, datasheet): fp32 on CUDA cores 67 TFLOP/s, fp64 on tensor
+// cores 67, TF32 tensor cores 495, bf16/fp16 tensor cores 989. Bandwidth: a
+// device-to-device copy moves about 2.9 TB/s (read plus write; shared/H100.md),
+// taken as 3.0 TB/s. Ridges: ~22 flop/B for float and double, ~165 for tf32,
+// ~330 for bf16 and fp16.
+constexpr double kBandwidthTBs = 3.0;
+template <class B>
+constexpr double peak_tflops() {
+  using T = typename B::Math;
+  if constexpr (std::is_same_v<T, gemm::tf32>) return 495.0;
+  else if constexpr (gemm::is_16bit<T>) return 989.0;
+  else return 67.0;  // float (CUDA cores) and double (tensor cores)
+}
+template <class B>
+constexpr double ridge_intensity() { return peak_tflops<B>() / kBandwidthTBs; }
 
 // ---------------------------------------------------------------------------
-// Presets as a run-time table (filled in presets_<type>.cu by a fold over
-// gemm::preset::All, so new presets appear automatically, in tutorial order).
+// Presets as run-time tables (filled in presets_<type>.cu by a fold over
+// gemm::preset::AllServing<T, Out>, so new presets appear automatically, in
+// ladder order).
 // ---------------------------------------------------------------------------
-template <class T>
-using LaunchFn = gemm::Status (*)(int m, int n, int k, T alpha, const T* A, int lda,
-                                  const T* B, int ldb, T beta, T* C, int ldc,
-                                  cudaStream_t stream);
+// The row-major entry point (layout NN).
+template <class B>
+using RowMajorFn = gemm::Status (*)(int m, int n, int k, typename B::Scalar alpha, const typename B::In* A,
+                                    int lda, const typename B::In* Bm, int ldb, typename B::Scalar beta,
+                                    typename B::Out* C, int ldc, cudaStream_t stream);
+// The op entry point (any layout).
+template <class B>
+using OpsFn = gemm::Status (*)(gemm::Op op_a, gemm::Op op_b, int m, int n, int k, typename B::Scalar alpha,
+                               const typename B::In* A, int lda, const typename B::In* Bm, int ldb,
+                               typename B::Scalar beta, typename B::Out* C, int ldc, cudaStream_t stream);
+// Whether the policy accepts the alignment of a call with 256-byte-aligned
+// A, B and C and these leading dimensions: the policy's own check_alignment,
+// which touches no device (so rows it refuses can be skipped at registration).
+using AlignmentFn = gemm::Status (*)(Layout layout, const Shape& s);
 
-template <class T>
+template <class B>
 struct Preset {
   std::string name;      // Policy::name()
   std::string describe;  // Policy::describe()
-  LaunchFn<T> launch;
+  RowMajorFn<B> row_major = nullptr;  // set in the presets_<type>.cu tables
+  OpsFn<B> ops = nullptr;             // set in the presets_layouts.cu tables
+  AlignmentFn alignment = nullptr;
 };
 
-template <class T> const std::vector<Preset<T>>& presets();
-template <> const std::vector<Preset<float>>& presets<float>();
-template <> const std::vector<Preset<double>>& presets<double>();
+// Every preset serving the type, row-major entry point.
+template <class B> const std::vector<Preset<B>>& presets();
+template <> const std::vector<Preset<Float>>& presets<Float>();
+template <> const std::vector<Preset<Tf32>>& presets<Tf32>();
+template <> const std::vector<Preset<Double>>& presets<Double>();
+template <> const std::vector<Preset<Bf16>>& presets<Bf16>();
+template <> const std::vector<Preset<Fp16>>& presets<Fp16>();
+template <> const std::vector<Preset<Bf16F32>>& presets<Bf16F32>();
+template <> const std::vector<Preset<Fp16F32>>& presets<Fp16F32>();
+
+// The presets compiled with every layout (op entry point); empty for most types.
+template <class B> const std::vector<Preset<B>>& layout_presets();
+template <> const std::vector<Preset<Float>>& layout_presets<Float>();
+template <> const std::vector<Preset<Tf32>>& layout_presets<Tf32>();
+template <> const std::vector<Preset<Double>>& layout_presets<Double>();
+template <> const std::vector<Preset<Bf16>>& layout_presets<Bf16>();
+template <> const std::vector<Preset<Fp16>>& layout_presets<Fp16>();
+template <> const std::vector<Preset<Bf16F32>>& layout_presets<Bf16F32>();
+template <> const std::vector<Preset<Fp16F32>>& layout_presets<Fp16F32>();
 
 // ---------------------------------------------------------------------------
 // Command-line options of our own (all start with --gemm_ and are removed from
 // argv before benchmark::Initialize sees it).
 // ---------------------------------------------------------------------------
 struct Options {
-  bool full = false;         // --gemm_full: every shape, both types
+  bool full = false;         // --gemm_full: the full grid
   bool flow_only = false;    // --gemm_flow: only the whole-flow table
   bool no_flow = false;      // --gemm_no_flow: skip the whole-flow table
   bool list_only = false;    // --benchmark_list_tests was given
   bool filter_given = false; // --benchmark_filter was given
   std::string flow_out;      // --gemm_flow_out=PATH
-  std::string shapes;        // --gemm_shapes=MxNxK,...   (overrides the grid)
-  std::string types;         // --gemm_types=float,double (overrides the grid)
+  std::string shapes;        // --gemm_shapes=MxNxK,...      (overrides the grid)
+  std::string types;         // --gemm_types=float,bf16,...   (only these types)
+  std::string layouts;       // --gemm_layouts=NN,NT,TN,TT    (these layouts, every type)
   int repetitions = 7;       // --gemm_repetitions=N
   double batch_ms = 2.0;     // --gemm_batch_ms=X: minimum length of one timed batch
   int flow_runs = 20;        // --gemm_flow_runs=N
   std::string mode() const { return flow_only ? "flow" : (full ? "full" : "default"); }
 };
+
+// Checks --gemm_types and --gemm_layouts (throws Error with a message).
+void validate_options(const Options& opt);
 
 // ---------------------------------------------------------------------------
 // Device helpers (bench.cu)
@@ -122,6 +243,8 @@ __host__ __device__ inline double uniform_pm1(std::uint64_t seed, std::uint64_t 
   return u * (1.0 / 2251799813685248.0) - 1.0;  // 2^51
 }
 
+// Fills n elements with uniform_pm1 values rounded to T (float, double,
+// __nv_bfloat16, __half); never zero.
 template <class T> void fill_uniform(T* p, std::size_t n, std::uint64_t seed);
 
 struct Comparison {
@@ -130,16 +253,18 @@ struct Comparison {
   unsigned long long nonfinite = 0;  // NaN/Inf elements in c (or ref)
   double rel() const { return max_abs_ref > 0 ? max_abs_diff / max_abs_ref : max_abs_diff; }
 };
-// Compares two device arrays of n elements (synchronous).
+// Compares two device arrays of n elements of T (float, double, bf16, half),
+// in double (synchronous).
 template <class T> Comparison compare_device(const T* c, const T* ref, std::size_t n);
 
-// cuBLAS baseline: row-major C = alpha*A*B + beta*C with tight leading dims.
-// SGEMM uses a handle in CUBLAS_PEDANTIC_MATH (strict fp32, no TF32).
-cublasHandle_t cublas_handle_for(bool is_double);
-const char* cublas_math_name(bool is_double);
-template <class T>
-cublasStatus_t cublas_gemm(const Shape& s, T alpha, const T* A, const T* B, T beta, T* C,
+// cuBLAS baseline through cublasGemmEx: row-major C = alpha*op(A)*op(B) +
+// beta*C with tight leading dimensions (Shape::lda/ldb/ldc).
+template <class B>
+cublasStatus_t cublas_gemm(Layout layout, const Shape& s, typename B::Scalar alpha, const typename B::In* A,
+                           const typename B::In* Bm, typename B::Scalar beta, typename B::Out* C,
                            cudaStream_t stream);
+// "cublasGemmEx CUBLAS_COMPUTE_32F_PEDANTIC, A/B CUDA_R_32F, C CUDA_R_32F".
+template <class B> std::string cublas_label();
 
 // Key/value facts about the machine and build, for the benchmark context and
 // the flow JSON.

@@ -1,6 +1,7 @@
 // The whole-flow table: 1024 x 1024 x 1024 fp32, host to host.
 //
-// For cuBLAS and every preset: the GPU kernel alone (CUDA events), and the
+// For cuBLAS (strict fp32) and every preset that serves float (row-major A, B
+// and C): the GPU kernel alone (CUDA events), and the
 // whole flow -- copy A and B host->device, multiply, copy C back -- timed with
 // a host clock between two cudaDeviceSynchronize() calls, once with pageable
 // and once with pinned host buffers (device buffers are allocated once,
@@ -72,16 +73,15 @@ int run_flow(const Options& opt) {
   for (std::size_t i = 0; i < na; ++i) hA[i] = static_cast<float>(uniform_pm1(0xA11CE, i));
   for (std::size_t i = 0; i < nb; ++i) hB[i] = static_cast<float>(uniform_pm1(0xB0B, i));
 
-  // CPU reference, single-threaded, once.
-  std::vector<float> c_in(nc, 0.f);
+  // CPU reference, single-threaded, once (beta = 0: C is not read).
   std::vector<double> ref(nc);
   std::printf("gemm_bench: whole-flow table %s fp32: CPU reference (1 thread)...\n",
               s.str().c_str());
   std::fflush(stdout);
   {
     const auto t0 = Clock::now();
-    gemm::reference::gemm<float>(s.m, s.n, s.k, 1.0, hA.data(), s.k, hB.data(), s.n, 0.0,
-                                 c_in.data(), s.n, ref.data(), s.n, 1);
+    gemm::reference::gemm<float>(false, false, s.m, s.n, s.k, 1.0, hA.data(), s.k, hB.data(), s.n,
+                                 0.0, nullptr, s.n, ref.data(), s.n, 1);
     cpu_ms = ms_since(t0);
   }
 
@@ -134,22 +134,22 @@ int run_flow(const Options& opt) {
     {
       Row r;
       r.impl = "cuBLAS";
-      r.describe = std::string("cublasSgemm ") + cublas_math_name(false);
+      r.describe = cublas_label<Float>();
       impls.emplace_back(r, [&]() -> std::string {
-        const cublasStatus_t st = cublas_gemm<float>(s, 1.f, dA, dB, 0.f, dC, 0);
+        const cublasStatus_t st = cublas_gemm<Float>(Layout::NN, s, 1.f, dA, dB, 0.f, dC, 0);
         return st == CUBLAS_STATUS_SUCCESS ? ""
                                            : std::string("cuBLAS returned ") +
                                                  cublasGetStatusName(st);
       });
     }
-    for (const Preset<float>& p : presets<float>()) {
+    for (const Preset<Float>& p : presets<Float>()) {
       Row r;
       r.impl = p.name;
       r.describe = p.describe;
-      const Preset<float>* pp = &p;
+      const Preset<Float>* pp = &p;
       impls.emplace_back(r, [&, pp]() -> std::string {
         const gemm::Status st =
-            pp->launch(s.m, s.n, s.k, 1.f, dA, s.k, dB, s.n, 0.f, dC, s.n, 0);
+            pp->row_major(s.m, s.n, s.k, 1.f, dA, s.k, dB, s.n, 0.f, dC, s.n, 0);
         if (st == gemm::Status::Success) return "";
         std::string e = std::string("gemm::gemm failed: ") + gemm::to_string(st);
         if (gemm::last_cuda_error() != cudaSuccess)
@@ -184,10 +184,10 @@ int run_flow(const Options& opt) {
         if (err.empty()) row.pinned_ms = flow_median(pA, pB, pC, mul, &err);
         if (err.empty()) {
           row.rel_err = std::max(rel_error(hC.data(), ref), rel_error(pC, ref));
-          row.ok = row.rel_err <= tolerance<float>();
+          row.ok = row.rel_err <= tolerance<Float>();
           if (!row.ok)
             err = fmt("wrong result: max rel error %.3e vs CPU reference (tolerance %.0e)",
-                      row.rel_err, tolerance<float>());
+                      row.rel_err, tolerance<Float>());
         }
       } catch (const std::exception& e) {
         err = e.what();

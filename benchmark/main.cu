@@ -1,5 +1,7 @@
-// gemm_bench: every preset of gemm::preset::All against cuBLAS, same data,
-// same run. See print_usage() for the flags of our own; all Google Benchmark
+// gemm_bench: every preset of gemm::preset::All against cuBLAS, for every
+// type the library computes (float, tf32, double, bf16, fp16, and the 16-bit
+// inputs with float C) and, for a few presets, every layout of A and B; same
+// data, same run. See print_usage() for the flags of our own; all Google Benchmark
 // flags (--benchmark_filter, --benchmark_out, ...) work as usual.
 #include "bench_common.cuh"
 
@@ -15,15 +17,33 @@ namespace {
 
 void print_usage() {
   std::printf(
-      "gemm_bench: every gemm preset and cuBLAS over a grid of shapes (Google Benchmark).\n"
+      "gemm_bench: every gemm preset and cuBLAS (cublasGemmEx) over a grid of types, layouts and\n"
+      "shapes (Google Benchmark). Rows: gemm/<type>/<preset>/[<layout>/]<m>x<n>x<k> and\n"
+      "cublas/<type>/[<layout>/]<m>x<n>x<k>; the layout segment (NT, TN, TT: op(A) then op(B),\n"
+      "T = stored transposed) is absent for row-major A and B (NN).\n"
       "\n"
       "Own flags (all Google Benchmark --benchmark_* flags work as usual):\n"
-      "  --gemm_full            the full grid: squares 128..8192, 1000^3, 3072^3, 4095x4097x4093,\n"
-      "                         16x4096x4096, 4096x4096x256, 128x8192x8192; float and double\n"
-      "                         (default: float 1024^3, 4096^3, 4095x4097x4093, 16x4096x4096;\n"
-      "                         double 1024^3)\n"
-      "  --gemm_shapes=MxNxK,.. run these shapes instead of the grid\n"
-      "  --gemm_types=float,double  only these types\n"
+      "  --gemm_types=T,..      only these types, of: float (strict fp32), tf32, double, bf16,\n"
+      "                         fp16, bf16_f32out, fp16_f32out (16-bit inputs, float C)\n"
+      "                         (default: all)\n"
+      "  --gemm_layouts=L,..    these layouts (NN, NT, TN, TT) for every type and shape\n"
+      "                         (default: NN everywhere, plus NT, TN, TT for float and bf16\n"
+      "                         at 4096^3). NT/TN/TT rows exist for the presets compiled with\n"
+      "                         layouts: Tuned (float), Wgmma, WarpSpecialized, Persistent and\n"
+      "                         Tuned (bf16); other types get none\n"
+      "  --gemm_full            the full grid:\n"
+      "                           float, double: squares 128..8192, 1000^3, 3072^3,\n"
+      "                             4095x4097x4093, 16x4096x4096, 4096x4096x256, 128x8192x8192;\n"
+      "                           bf16: 1024^3, 2048^3, 4096^3, 8192^3, 4096x14336x4096,\n"
+      "                             4095x4096x4096, and the unaligned 4096x4096x4093,\n"
+      "                             4096x4097x4096, 4096x4096x4100, 1023x1025x1021 (the\n"
+      "                             Hopper presets refuse them: skipped rows);\n"
+      "                           tf32, fp16, bf16_f32out, fp16_f32out: 1024^3 .. 8192^3\n"
+      "                         (default grid: float 1024^3, 4096^3, 4095x4097x4093,\n"
+      "                         16x4096x4096; double 1024^3; bf16 1024^3, 2048^3, 4096^3,\n"
+      "                         8192^3, 4096x14336x4096, 4095x4096x4096; tf32, fp16,\n"
+      "                         bf16_f32out, fp16_f32out 4096^3)\n"
+      "  --gemm_shapes=MxNxK,.. run these shapes (for every selected type) instead of the grid\n"
       "  --gemm_repetitions=N   repetitions per benchmark; the median is reported (default 7)\n"
       "  --gemm_batch_ms=X      minimum length of one timed batch of launches (default 2)\n"
       "  --gemm_flow            only the whole-flow table (1024^3 fp32, host to host)\n"
@@ -31,7 +51,12 @@ void print_usage() {
       "                         --benchmark_filter is given)\n"
       "  --gemm_flow_runs=N     runs per whole-flow median (default 20)\n"
       "  --gemm_flow_out=PATH   also write the whole-flow numbers as JSON\n"
-      "  --gemm_help            this text\n");
+      "  --gemm_help            this text\n"
+      "\n"
+      "Each preset's C is checked against cuBLAS's (same data, same layout) before it is\n"
+      "timed; pct_cublas = cuBLAS median time / ours, in the same run. Rows a preset refuses\n"
+      "(Status::MisalignedA/B) or that would take too long (Naive, Coalesced above 2*4096^3\n"
+      "flop) are skipped and listed. --benchmark_list_tests needs no GPU.\n");
 }
 
 bool starts_with(const char* s, const char* prefix) {
@@ -94,6 +119,8 @@ int main(int argc, char** argv) {
       opt.shapes = v;
     } else if ((v = value_of(a, "--gemm_types"))) {
       opt.types = v;
+    } else if ((v = value_of(a, "--gemm_layouts"))) {
+      opt.layouts = v;
     } else if (!std::strcmp(a, "--gemm_help")) {
       print_usage();
       return 0;
@@ -102,13 +129,21 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  try {
+    validate_options(opt);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_bench: %s (see --gemm_help)\n", e.what());
+    return 2;
+  }
   int rest_argc = static_cast<int>(rest.size());
   rest.push_back(nullptr);
   benchmark::Initialize(&rest_argc, rest.data());
   if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 2;
 
+  // Listing the rows needs no GPU (nothing below touches one when listing).
   int devices = 0;
   const cudaError_t derr = cudaGetDeviceCount(&devices);
+  cudaGetLastError();
   if ((derr != cudaSuccess || devices == 0) && !opt.list_only) {
     std::fprintf(stderr, "gemm_bench: no CUDA device (%s)\n",
                  derr != cudaSuccess ? cudaGetErrorString(derr) : "device count is 0");

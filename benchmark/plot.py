@@ -5,42 +5,72 @@ Reads the Google Benchmark JSON written by
     gemm_bench --benchmark_out=results.json --benchmark_out_format=json
 (and optionally the whole-flow JSON of --gemm_flow_out=flow.json) and writes
 
-  staircase_4096.png          every preset at 4096^3 float, in tutorial order,
-                              plus cuBLAS: TFLOP/s and % of cuBLAS on the bars
-  tflops_vs_size_float.png    TFLOP/s against square size, one line per preset
-  tflops_vs_size_double.png   (when double squares are present)
+  staircase_4096.png          at 4096^3, one panel per type (float and bf16 by
+                              default): every preset in ladder order, plus
+                              cuBLAS; TFLOP/s and % of cuBLAS on the bars
+  tflops_vs_size_<type>.png   TFLOP/s against square size, one line per preset
+                              (row-major A and B only), for each type with
+                              square power-of-two shapes
   flow_1024.png               kernel / whole flow / CPU times (with --flow)
 
---markdown prints a markdown table (preset x key shape: TFLOP/s and % of
-cuBLAS) instead of, or as well as, the pictures. When the run used
-repetitions, the median aggregates are used.
+Row names: gemm/<type>/<preset>/[<layout>/]<m>x<n>x<k> and
+cublas/<type>/[<layout>/]<m>x<n>x<k>, where the optional layout segment is
+NT, TN or TT (op(A), then op(B); T = stored transposed). Names without a
+layout segment, older runs' included, are NN: row-major A and B.
+
+Without matplotlib the pictures are skipped (with a note) and --markdown
+still works. --markdown prints markdown tables (one per type: preset x key shape and
+layout, TFLOP/s and % of cuBLAS) instead of, or as well as, the pictures.
+When the run used repetitions, the median aggregates are used. Rows that
+gemm_bench skipped (context entries "skipped:<row name>") show as "skipped".
 """
 
 import argparse
 import json
 import math
 import os
+import re
 import statistics
 import sys
 from collections import OrderedDict
 
 CUBLAS = "cuBLAS"
+LAYOUTS = ("NN", "NT", "TN", "TT")
+TYPE_ORDER = ("float", "tf32", "double", "bf16", "bf16_f32out", "fp16", "fp16_f32out")
+SHAPE_RE = re.compile(r"^\d+x\d+x\d+$")
 
 DEFAULT_KEY_SHAPES = {
     "float": ["1024x1024x1024", "4096x4096x4096", "4095x4097x4093", "16x4096x4096",
               "8192x8192x8192"],
     "double": ["1024x1024x1024", "4096x4096x4096", "8192x8192x8192"],
+    "bf16": ["1024x1024x1024", "4096x4096x4096", "8192x8192x8192", "4096x14336x4096",
+             "4095x4096x4096", "1023x1025x1021"],
+    "tf32": ["4096x4096x4096", "8192x8192x8192"],
+    "fp16": ["4096x4096x4096", "8192x8192x8192"],
+    "bf16_f32out": ["4096x4096x4096", "8192x8192x8192"],
+    "fp16_f32out": ["4096x4096x4096", "8192x8192x8192"],
 }
 
 
 def parse_name(name):
-    """'gemm/float/MultiStage/4096x4096x4096/iterations:1/...' -> (type, impl, shape)."""
+    """Row name -> (type, layout, impl, shape), or None.
+
+    'gemm/bf16/Persistent/NT/4096x4096x4096/iterations:1/...' -> ('bf16', 'NT', 'Persistent', ...)
+    'cublas/float/4096x4096x4096/...'                          -> ('float', 'NN', 'cuBLAS', ...)
+    """
     parts = name.split("/")
     if parts[0] == "gemm" and len(parts) >= 4:
-        return parts[1], parts[2], parts[3]
-    if parts[0] == "cublas" and len(parts) >= 3:
-        return parts[1], CUBLAS, parts[2]
-    return None
+        typ, impl, rest = parts[1], parts[2], parts[3:]
+    elif parts[0] == "cublas" and len(parts) >= 3:
+        typ, impl, rest = parts[1], CUBLAS, parts[2:]
+    else:
+        return None
+    layout = "NN"
+    if rest and rest[0] in LAYOUTS:
+        layout, rest = rest[0], rest[1:]
+    if not rest or not SHAPE_RE.match(rest[0]):
+        return None
+    return typ, layout, impl, rest[0]
 
 
 def parse_shape(shape):
@@ -58,31 +88,30 @@ def shape_title(shape):
     return f"{m}^3" if m == n == k else shape
 
 
+def column_title(typ, layout, shape):
+    return f"{typ} {shape_title(shape)}" + ("" if layout == "NN" else f" {layout}")
+
+
 class Results:
-    """Median TFLOP/s (and % of cuBLAS) per (type, impl, shape)."""
+    """Median TFLOP/s (and % of cuBLAS) per (type, layout, impl, shape)."""
 
     def __init__(self, data):
         self.context = data.get("context", {})
-        self.impls = []        # presets in first-appearance (tutorial) order, cuBLAS excluded
+        self.impls = []        # presets in first-appearance (ladder) order, cuBLAS excluded
+        self.type_impls = {}   # type -> its presets in first-appearance (ladder) order
         self.types = []
-        self.shapes = {}       # type -> shapes in first-appearance order
-        self.tflops = {}       # (type, impl, shape) -> TFLOP/s
-        self.pct = {}          # (type, impl, shape) -> % of cuBLAS
-        self.errors = {}       # (type, impl, shape) -> message
+        self.columns = {}      # type -> (layout, shape) in first-appearance order
+        self.tflops = {}       # (type, layout, impl, shape) -> TFLOP/s
+        self.pct = {}          # (type, layout, impl, shape) -> % of cuBLAS
+        self.errors = {}       # (type, layout, impl, shape) -> message
+        self.skipped = {}      # (type, layout, impl, shape) -> reason
         medians = {}
         iterations = OrderedDict()
         for b in data.get("benchmarks", []):
             key = parse_name(b.get("run_name") or b.get("name", ""))
             if key is None:
                 continue
-            typ, impl, shape = key
-            if typ not in self.types:
-                self.types.append(typ)
-            self.shapes.setdefault(typ, [])
-            if shape not in self.shapes[typ]:
-                self.shapes[typ].append(shape)
-            if impl != CUBLAS and impl not in self.impls:
-                self.impls.append(impl)
+            self._note(key)
             if b.get("error_occurred"):
                 self.errors[key] = b.get("error_message", "error")
                 continue
@@ -91,6 +120,15 @@ class Results:
                     medians[key] = b
             else:
                 iterations.setdefault(key, []).append(b)
+        # After the benchmarks, so that the presets and columns keep their order.
+        for name, reason in self.context.items():
+            if name.startswith("skipped:"):
+                key = parse_name(name[len("skipped:"):])
+                if key is not None:
+                    self._note(key)
+                    self.skipped[key] = reason
+        known = [t for t in TYPE_ORDER if t in self.types]
+        self.types = known + [t for t in self.types if t not in known]
         keys = list(OrderedDict.fromkeys(list(medians) + list(iterations)))
         for key in keys:
             if key in medians:
@@ -109,16 +147,35 @@ class Results:
             if pct is not None:
                 self.pct[key] = float(pct)
         # % of cuBLAS where the counter is missing but both medians exist.
-        for (typ, impl, shape), tf in self.tflops.items():
-            ref = self.tflops.get((typ, CUBLAS, shape))
-            if (typ, impl, shape) not in self.pct and ref:
-                self.pct[(typ, impl, shape)] = 100.0 * tf / ref
+        for (typ, layout, impl, shape), tf in self.tflops.items():
+            ref = self.tflops.get((typ, layout, CUBLAS, shape))
+            if (typ, layout, impl, shape) not in self.pct and ref:
+                self.pct[(typ, layout, impl, shape)] = 100.0 * tf / ref
         for key in list(self.errors):
             if key in self.tflops:  # an error in one repetition only
                 del self.errors[key]
 
-    def rows(self):
-        return self.impls + [CUBLAS]
+    def _note(self, key):
+        typ, layout, impl, shape = key
+        if typ not in self.types:
+            self.types.append(typ)
+        cols = self.columns.setdefault(typ, [])
+        if (layout, shape) not in cols:
+            cols.append((layout, shape))
+        if impl != CUBLAS and impl not in self.impls:
+            self.impls.append(impl)
+        impls = self.type_impls.setdefault(typ, [])
+        if impl != CUBLAS and impl not in impls:
+            impls.append(impl)
+
+    def rows(self, typ=None):
+        """Presets (of one type, if given) in ladder order, then cuBLAS."""
+        if typ is None:
+            return self.impls + [CUBLAS]
+        return self.type_impls.get(typ, []) + [CUBLAS]
+
+    def shapes(self, typ, layout="NN"):
+        return [s for lay, s in self.columns.get(typ, []) if lay == layout]
 
     def gpu(self):
         return self.context.get("gpu_name", "")
@@ -146,38 +203,59 @@ def set_log2_x(ax):
         ax.set_xscale("log", basex=2)
 
 
-def plot_staircase(res, typ, shape, path):
+def staircase_bars(res, typ, shape):
     names, values, pcts = [], [], []
-    for impl in res.rows():
-        key = (typ, impl, shape)
+    for impl in res.rows(typ):
+        key = (typ, "NN", impl, shape)
         if key in res.tflops:
             names.append(impl)
             values.append(res.tflops[key])
             pcts.append(res.pct.get(key))
-    if not values:
-        print(f"plot.py: no {typ} results at {shape}; {os.path.basename(path)} not written",
+    return names, values, pcts
+
+
+def type_title(typ):
+    return {"float": "SGEMM (strict fp32)", "double": "DGEMM", "tf32": "TF32",
+            "bf16": "bf16", "fp16": "fp16"}.get(typ, typ)
+
+
+def plot_staircase(res, types, shape, path):
+    """One panel per type with results at shape (row-major A and B)."""
+    panels = []
+    for typ in types:
+        names, values, pcts = staircase_bars(res, typ, shape)
+        if values:
+            panels.append((typ, names, values, pcts))
+        else:
+            print(f"plot.py: no {typ} results at {shape} for the staircase", file=sys.stderr)
+    if not panels:
+        print(f"plot.py: no results at {shape}; {os.path.basename(path)} not written",
               file=sys.stderr)
         return False
     plt = plt_module()
-    fig, ax = plt.subplots(figsize=(max(7.0, 0.75 * len(names) + 2), 5))
-    colors = ["#4c72b0" if n != CUBLAS else "#333333" for n in names]
-    bars = ax.bar(range(len(names)), values, color=colors)
-    top = max(values)
-    for bar, v, p in zip(bars, values, pcts):
-        x = bar.get_x() + bar.get_width() / 2
-        ax.text(x, bar.get_height() + top * 0.01, f"{v:.1f}", ha="center", va="bottom",
-                fontsize=8, fontweight="bold")
-        if p is not None:
-            ax.text(x, bar.get_height() + top * 0.055, f"{p:.0f}%", ha="center", va="bottom",
-                    fontsize=7, color="#555555")
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, rotation=30, ha="right")
-    ax.set_ylabel("TFLOP/s (median)")
-    ax.set_ylim(0, top * 1.15)
+    widths = [max(4.0, 0.75 * len(p[1]) + 1.5) for p in panels]
+    fig, axes = plt.subplots(1, len(panels), figsize=(sum(widths), 5.5),
+                             gridspec_kw={"width_ratios": widths}, squeeze=False)
+    for ax, (typ, names, values, pcts) in zip(axes[0], panels):
+        colors = ["#4c72b0" if n != CUBLAS else "#333333" for n in names]
+        bars = ax.bar(range(len(names)), values, color=colors)
+        top = max(values)
+        for bar, v, p in zip(bars, values, pcts):
+            x = bar.get_x() + bar.get_width() / 2
+            ax.text(x, bar.get_height() + top * 0.01, f"{v:.1f}", ha="center", va="bottom",
+                    fontsize=8, fontweight="bold")
+            if p is not None:
+                ax.text(x, bar.get_height() + top * 0.055, f"{p:.0f}%", ha="center",
+                        va="bottom", fontsize=7, color="#555555")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=30, ha="right")
+        ax.set_ylabel("TFLOP/s (median)")
+        ax.set_ylim(0, top * 1.15)
+        ax.set_title(f"{type_title(typ)} {shape_title(shape)}")
+        ax.grid(axis="y", alpha=0.3)
     gpu = res.gpu()
-    label = "SGEMM" if typ == "float" else "DGEMM" if typ == "double" else typ
-    ax.set_title(f"{label} {shape}{' on ' + gpu if gpu else ''}: TFLOP/s and % of cuBLAS")
-    ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"{shape}{' on ' + gpu if gpu else ''}: TFLOP/s and % of cuBLAS "
+                 "(row-major A and B)")
     fig.tight_layout()
     fig.savefig(path, dpi=150)
     plt.close(fig)
@@ -185,7 +263,7 @@ def plot_staircase(res, typ, shape, path):
 
 
 def plot_vs_size(res, typ, path):
-    squares = sorted({s for s in res.shapes.get(typ, []) if is_square_pow2(s)},
+    squares = sorted({s for s in res.shapes(typ) if is_square_pow2(s)},
                      key=lambda s: parse_shape(s)[0])
     if not squares:
         return False
@@ -193,10 +271,10 @@ def plot_vs_size(res, typ, path):
     fig, ax = plt.subplots(figsize=(9, 5.5))
     cmap = plt.get_cmap("tab20")
     plotted = False
-    for i, impl in enumerate(res.rows()):
+    for i, impl in enumerate(res.rows(typ)):
         xs, ys = [], []
         for s in squares:
-            v = res.tflops.get((typ, impl, s))
+            v = res.tflops.get((typ, "NN", impl, s))
             if v is not None:
                 xs.append(parse_shape(s)[0])
                 ys.append(v)
@@ -217,7 +295,7 @@ def plot_vs_size(res, typ, path):
     ax.set_xlabel("m = n = k")
     ax.set_ylabel("TFLOP/s (median)")
     gpu = res.gpu()
-    ax.set_title(f"{typ}: TFLOP/s against size{' on ' + gpu if gpu else ''}")
+    ax.set_title(f"{typ}: TFLOP/s against size, row-major A and B{' on ' + gpu if gpu else ''}")
     ax.grid(alpha=0.3)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     fig.tight_layout()
@@ -263,44 +341,53 @@ def plot_flow(flow, path):
 # ---------------------------------------------------------------------------
 # Markdown
 # ---------------------------------------------------------------------------
-def key_columns(res, wanted):
-    cols = []
-    for typ in res.types:
-        present = res.shapes.get(typ, [])
-        if wanted:
-            shapes = [s for s in wanted if s in present]
-        else:
-            shapes = [s for s in DEFAULT_KEY_SHAPES.get(typ, []) if s in present] or present
-        cols += [(typ, s) for s in shapes]
-    return cols
+def key_columns(res, typ, wanted):
+    """(layout, shape) columns of one type: the wanted (or key) shapes, each in
+    every layout present for it."""
+    present = res.columns.get(typ, [])
+    shapes = list(OrderedDict.fromkeys(s for _, s in present))
+    if wanted:
+        chosen = [s for s in wanted if s in shapes]
+    else:
+        chosen = [s for s in DEFAULT_KEY_SHAPES.get(typ, []) if s in shapes] or shapes
+    return [(lay, s) for s in chosen for lay in LAYOUTS if (lay, s) in present]
+
+
+def cell(res, key):
+    impl = key[2]
+    if key in res.tflops:
+        v = res.tflops[key]
+        p = res.pct.get(key)
+        return f"{v:.2f}" if impl == CUBLAS or p is None else f"{v:.2f} ({p:.0f}%)"
+    if key in res.errors:
+        return "error"
+    if key in res.skipped:
+        return "skipped"
+    return "-"
 
 
 def markdown(res, wanted):
-    cols = key_columns(res, wanted)
-    if not cols:
-        return "(no results)\n"
-    gpu = res.gpu()
     out = []
+    gpu = res.gpu()
     if gpu:
-        out.append(f"TFLOP/s (median) and % of cuBLAS on {gpu}.\n")
-    out.append("| preset | " + " | ".join(f"{t} {shape_title(s)}" for t, s in cols) + " |")
-    out.append("|---|" + "---:|" * len(cols))
-    for impl in res.rows():
-        cells = []
-        for typ, s in cols:
-            key = (typ, impl, s)
-            if key in res.tflops:
-                v = res.tflops[key]
-                p = res.pct.get(key)
-                cells.append(f"{v:.2f}" if impl == CUBLAS or p is None else f"{v:.2f} ({p:.0f}%)")
-            elif key in res.errors:
-                cells.append("error")
-            else:
-                cells.append("-")
-        if any(c != "-" for c in cells):
-            name = f"**{impl}**" if impl == CUBLAS else impl
-            out.append(f"| {name} | " + " | ".join(cells) + " |")
-    return "\n".join(out) + "\n"
+        out.append(f"TFLOP/s (median) and % of cuBLAS on {gpu}. Shapes are m x n x k; "
+                   "NT/TN/TT: op(A) op(B), T = stored transposed (otherwise row-major A, B).\n")
+    for typ in res.types:
+        cols = key_columns(res, typ, wanted)
+        if not cols:
+            continue
+        out.append(f"### {typ}\n")
+        out.append("| preset | " + " | ".join(column_title(typ, lay, s) for lay, s in cols) + " |")
+        out.append("|---|" + "---:|" * len(cols))
+        for impl in res.rows(typ):
+            cells = [cell(res, (typ, lay, impl, s)) for lay, s in cols]
+            if any(c != "-" for c in cells):
+                name = f"**{impl}**" if impl == CUBLAS else impl
+                out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out.append("")
+    if not any(line.startswith("### ") for line in out):
+        return "(no results)\n"
+    return "\n".join(out)
 
 
 def flow_markdown(flow):
@@ -328,7 +415,8 @@ def main(argv=None):
     ap.add_argument("--outdir", default=".", help="where the PNGs go (default: .)")
     ap.add_argument("--staircase-shape", default="4096x4096x4096",
                     help="shape of the staircase chart (default 4096x4096x4096)")
-    ap.add_argument("--staircase-type", default="float", help="type of the staircase chart")
+    ap.add_argument("--staircase-types", "--staircase-type", default="float,bf16",
+                    help="comma-separated types, one staircase panel each (default float,bf16)")
     ap.add_argument("--markdown", action="store_true",
                     help="print a markdown table of the key shapes")
     ap.add_argument("--shapes", default="",
@@ -342,12 +430,21 @@ def main(argv=None):
         with open(args.flow) as f:
             flow = json.load(f)
 
-    if not args.no_plots:
+    plots = not args.no_plots
+    if plots:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("plot.py: matplotlib is not installed; no pictures (pip install matplotlib)",
+                  file=sys.stderr)
+            plots = False
+    if plots:
         os.makedirs(args.outdir, exist_ok=True)
         written = []
         m = parse_shape(args.staircase_shape)[0]
         p = os.path.join(args.outdir, f"staircase_{m}.png")
-        if plot_staircase(res, args.staircase_type, args.staircase_shape, p):
+        types = [t for t in args.staircase_types.split(",") if t]
+        if plot_staircase(res, types, args.staircase_shape, p):
             written.append(p)
         for typ in res.types:
             p = os.path.join(args.outdir, f"tflops_vs_size_{typ}.png")

@@ -1,11 +1,10 @@
-// Instantiates every preset of gemm::preset::All for double.
+// The preset table of double: every preset of gemm::preset::All that serves
+// double, row-major entry point.
 #include "presets_impl.cuh"
 
 namespace gemm_bench {
 template <>
-const std::vector<Preset<double>>& presets<double>() {
-  static const std::vector<Preset<double>> table =
-      detail::make_preset_table<double>(gemm::preset::All{});
-  return table;
+const std::vector<Preset<Double>>& presets<Double>() {
+  return detail::serving_table<Double>();
 }
 }  // namespace gemm_bench

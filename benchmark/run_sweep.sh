@@ -5,9 +5,10 @@
 #
 # Writes OUT_DIR/results.json (Google Benchmark JSON), OUT_DIR/flow.json (the
 # whole-flow table), OUT_DIR/console.txt (everything printed), OUT_DIR/gpu.txt
-# (nvidia-smi), and, where python3 has matplotlib, the PNGs of plot.py and
-# OUT_DIR/summary.md. The binary is $GEMM_BENCH, or gemm_bench next to this
-# script (the build folder gets a copy of it), or build/benchmark/gemm_bench.
+# (nvidia-smi), OUT_DIR/summary.md (plot.py's markdown tables, one per type)
+# and, where python3 has matplotlib, the PNGs of plot.py. The binary is
+# $GEMM_BENCH, or gemm_bench next to this script (the build folder gets a copy
+# of it), or build/benchmark/gemm_bench.
 set -u -o pipefail
 
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
@@ -45,10 +46,12 @@ echo "run_sweep.sh: $bin $* -> $out_dir" >&2
   "$@" 2>&1 | tee "$out_dir/console.txt"
 rc=${PIPESTATUS[0]}
 
-if [ -f "$out_dir/results.json" ] && [ -f "$plot" ] && python3 -c 'import matplotlib' 2>/dev/null; then
-  flow_arg=()
-  [ -f "$out_dir/flow.json" ] && flow_arg=(--flow "$out_dir/flow.json")
-  python3 "$plot" "$out_dir/results.json" "${flow_arg[@]}" --outdir "$out_dir" --markdown \
+if [ -f "$out_dir/results.json" ] && [ -f "$plot" ] && command -v python3 >/dev/null; then
+  extra=()
+  [ -f "$out_dir/flow.json" ] && extra+=(--flow "$out_dir/flow.json")
+  # Without matplotlib: summary.md only.
+  python3 -c 'import matplotlib' 2>/dev/null || extra+=(--no-plots)
+  python3 "$plot" "$out_dir/results.json" "${extra[@]}" --outdir "$out_dir" --markdown \
     >"$out_dir/summary.md" || echo "run_sweep.sh: plot.py failed" >&2
 fi
 

@@ -1,0 +1,47 @@
+// The presets that get layout rows (NT, TN, TT), through the op entry point
+// gemm::gemm<T, Policy>(op_a, op_b, ...), which compiles all four layouts of
+// every kernel a policy may launch. That quadruples their compile time, so
+// only these rows have them:
+//   float: Tuned;
+//   bf16:  the Hopper presets (Wgmma, WarpSpecialized, Persistent) and Tuned.
+// The other types have no layout presets: their layout rows would hold cuBLAS
+// alone, so gemm_bench does not register them (see register_benchmarks).
+#include "presets_impl.cuh"
+
+namespace gemm_bench {
+
+template <>
+const std::vector<Preset<Float>>& layout_presets<Float>() {
+  static const std::vector<Preset<Float>> table =
+      detail::make_layout_table<Float>(gemm::TypeList<gemm::preset::Tuned>{});
+  return table;
+}
+
+template <>
+const std::vector<Preset<Bf16>>& layout_presets<Bf16>() {
+  static const std::vector<Preset<Bf16>> table = detail::make_layout_table<Bf16>(
+      gemm::TypeList<gemm::preset::Wgmma, gemm::preset::WarpSpecialized, gemm::preset::Persistent,
+                     gemm::preset::Tuned>{});
+  return table;
+}
+
+namespace {
+template <class B>
+const std::vector<Preset<B>>& none() {
+  static const std::vector<Preset<B>> table;
+  return table;
+}
+}  // namespace
+
+template <>
+const std::vector<Preset<Tf32>>& layout_presets<Tf32>() { return none<Tf32>(); }
+template <>
+const std::vector<Preset<Double>>& layout_presets<Double>() { return none<Double>(); }
+template <>
+const std::vector<Preset<Fp16>>& layout_presets<Fp16>() { return none<Fp16>(); }
+template <>
+const std::vector<Preset<Bf16F32>>& layout_presets<Bf16F32>() { return none<Bf16F32>(); }
+template <>
+const std::vector<Preset<Fp16F32>>& layout_presets<Fp16F32>() { return none<Fp16F32>(); }
+
+}  // namespace gemm_bench
