@@ -580,6 +580,8 @@ struct Record {
   int batch = 0;        // launches per timed batch
   std::string error;    // non-empty: failed (reported with SkipWithError)
   std::vector<double> samples;  // per-launch seconds, one per repetition
+  // Preset rows: cuBLAS timed on the same data right before each repetition, and the ratios.
+  std::vector<double> paired_pct;  // 100 * cuBLAS batch time / this batch time, per repetition
 
   double bytes() const { return shape.bytes(in_bytes, out_bytes); }
   double intensity() const { return shape.intensity(in_bytes, out_bytes); }
@@ -602,13 +604,6 @@ std::map<std::string, Record*>& cublas_records() {
   static std::map<std::string, Record*> m;
   return m;
 }
-// Medians of cuBLAS measured on the side (when the cuBLAS benchmark of a
-// shape was filtered out but a preset of it runs).
-std::map<std::string, double>& cublas_side_medians() {
-  static std::map<std::string, double> m;
-  return m;
-}
-
 std::string launch_error(gemm::Status st) {
   std::string e = std::string("gemm::gemm failed: ") + gemm::to_string(st);
   if (gemm::last_cuda_error() != cudaSuccess)
@@ -684,26 +679,16 @@ struct Impl {
   }
 };
 
-// Median per-launch time of cuBLAS for a (type, layout, shape). Uses the
-// cuBLAS benchmark's samples when it ran; otherwise measures it here (untimed
-// by Google Benchmark), on the same workspace.
+// The cuBLAS batch size that pairs with preset rows of this key (calibrated once, with warm-up);
+// 0 when cuBLAS fails for it.
 template <class B>
-double cublas_median(Workspace<B>& ws, const std::string& key, const Options& opt) {
-  auto it = cublas_records().find(key);
-  if (it != cublas_records().end() && !it->second->samples.empty())
-    return median(it->second->samples);
-  if (it != cublas_records().end() && !it->second->error.empty()) return std::nan("");
-  auto side = cublas_side_medians().find(key);
-  if (side != cublas_side_medians().end()) return side->second;
-  Impl<B> cublas;
-  std::string err;
-  const int batch = cublas.calibrate(ws, opt.batch_ms * 1e-3, &err);
-  std::vector<double> v;
-  for (int r = 0; r < std::max(1, opt.repetitions) && err.empty(); ++r)
-    v.push_back(cublas.time_batch(ws, batch, &err) / batch);
-  const double med = err.empty() ? median(v) : std::nan("");
-  cublas_side_medians()[key] = med;
-  return med;
+int cublas_pair_batch(Workspace<B>& ws, const std::string& key, const Options& opt, std::string* err) {
+  static std::map<std::string, int> batches;
+  auto it = batches.find(key);
+  if (it != batches.end()) return it->second;
+  const int b = Impl<B>{}.calibrate(ws, opt.batch_ms * 1e-3, err);
+  batches[key] = err->empty() ? b : 0;
+  return batches[key];
 }
 
 std::string label_for(const Record& r, const std::string& describe) {
@@ -749,10 +734,19 @@ void run_benchmark(benchmark::State& state, Record* rec, Impl<B> impl, std::stri
       if (!err.empty()) return fail(where + ": " + err);
       rec->prepared = true;
     }
-    const double cublas_s = impl.preset ? cublas_median<B>(ws, rec->key(), *opt) : std::nan("");
+    // pct_cublas pairs each repetition with a cuBLAS batch timed just before it on the same data, so
+    // that clock and temperature drift over the run (seen: +-8% on an H200 within a minute) affects
+    // both sides of the ratio alike.
+    const int cublas_batch = impl.preset ? cublas_pair_batch<B>(ws, rec->key(), *opt, &err) : 0;
+    if (!err.empty()) err.clear();  // no cuBLAS for this key: the row runs without pct_cublas
 
-    double per_launch = 0;
+    double per_launch = 0, cublas_launch = std::nan("");
     for (auto _ : state) {
+      if (cublas_batch > 0) {
+        std::string cerr;
+        const double c = Impl<B>{}.time_batch(ws, cublas_batch, &cerr);
+        cublas_launch = cerr.empty() ? c / cublas_batch : std::nan("");
+      }
       const double sec = impl.time_batch(ws, rec->batch, &err);
       if (!err.empty()) {
         fail(where + ": " + err);
@@ -765,10 +759,12 @@ void run_benchmark(benchmark::State& state, Record* rec, Impl<B> impl, std::stri
     rec->samples.push_back(per_launch);
     state.counters["TFLOP/s"] = rec->shape.flops() / per_launch * 1e-12;
     state.counters["GB/s"] = rec->bytes() / per_launch * 1e-9;
-    if (!impl.preset)
+    if (!impl.preset) {
       state.counters["pct_cublas"] = 100.0;
-    else if (std::isfinite(cublas_s))
-      state.counters["pct_cublas"] = 100.0 * cublas_s / per_launch;
+    } else if (std::isfinite(cublas_launch)) {
+      rec->paired_pct.push_back(100.0 * cublas_launch / per_launch);
+      state.counters["pct_cublas"] = rec->paired_pct.back();
+    }
     state.counters["batch"] = rec->batch;
     state.counters["sets"] = ws.sets;
     state.SetLabel(label.c_str());
@@ -1012,7 +1008,7 @@ void print_summary(const Options& opt) {
   for (const Record* r : rows) any_run |= !r->samples.empty() || !r->error.empty();
   if (!any_run) return;
   std::printf("\n## gemm_bench summary (%s; median of %d repetition%s; %% of cuBLAS = cuBLAS "
-              "median time / median time, same type, layout and data)\n\n",
+              "median, over repetitions, of a cuBLAS batch's time / this batch's time, the cuBLAS batch run just before on the same data)\n\n",
               device_summary().c_str(), opt.repetitions, opt.repetitions == 1 ? "" : "s");
   std::printf("| type | shape | implementation | TFLOP/s | %% of cuBLAS | GB/s | note |\n");
   std::printf("|---|---|---|---:|---:|---:|---|\n");
@@ -1022,13 +1018,8 @@ void print_summary(const Options& opt) {
       const double t = median(r->samples);
       tflops = fmt("%.2f", r->shape.flops() / t * 1e-12);
       gbs = fmt("%.0f", r->bytes() / t * 1e-9);
-      double ct = std::nan("");
-      auto it = cublas_records().find(r->key());
-      if (it != cublas_records().end() && !it->second->samples.empty())
-        ct = median(it->second->samples);
-      else if (cublas_side_medians().count(r->key()))
-        ct = cublas_side_medians()[r->key()];
-      if (std::isfinite(ct)) pct = fmt("%.1f%%", 100.0 * ct / t);
+      if (r->is_cublas) pct = "100.0%";
+      else if (!r->paired_pct.empty()) pct = fmt("%.1f%%", median(r->paired_pct));
       if (r->memory_bound()) note = fmt("memory-bound (%.0f < %.0f flop/B)", r->intensity(), r->ridge);
     } else if (!r->error.empty()) {
       note = "ERROR: " + r->error;

@@ -38,18 +38,7 @@ namespace detail {
 // Every entry point ends here, with the row-major form of the call.
 // Layouts: Ops<N, N> from the row-major entry point, AnyOps from those that take op arguments.
 template <class T, class Policy, class Layouts, class Out>
-Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
-  static_assert(is_math_type<T>,
-                "gemm::gemm<T>: T must be float, gemm::tf32 (float data, TF32 tensor cores), double, __nv_bfloat16 "
-                "or __half.");
-  static_assert(is_supported_output<T, Out>,
-                "gemm::gemm<T>: C must hold the input type, or float for __nv_bfloat16 and __half inputs "
-                "(float->float, tf32->float, double->double, bf16->bf16|float, half->half|float).");
-  static_assert(!is_math_type<T> || !is_supported_output<T, Out> || Policy::template kServes<T, Out>,
-                "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
-                "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
-                "tensor-core preset or Tuned. Each preset's comment in presets.cuh lists its types.");
-
+Status run_valid_types(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
   // 1. Arguments, with no CUDA call.
   if (Status s = validate_sizes(args); s != Status::Success) return s;
   if (args.m == 0 || args.n == 0) return Status::Success;  // BLAS: an empty C is a successful no-op
@@ -63,6 +52,28 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
   // 3. No product term: C = beta * C (and nothing at all when beta == 1).
   if (!reads_ab(args)) return scale_c(args, dev, stream);
   return Policy::template launch<T, Layouts>(args, dev, stream);
+}
+
+template <class T, class Policy, class Layouts, class Out>
+Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+  constexpr bool kTypeOk = is_math_type<T>;
+  constexpr bool kOutputOk = is_supported_output<T, Out>;
+  constexpr bool kPolicyOk = Policy::template kServes<T, Out>;
+  static_assert(kTypeOk,
+                "gemm::gemm<T>: T must be float, gemm::tf32 (float data, TF32 tensor cores), double, __nv_bfloat16 "
+                "or __half.");
+  static_assert(!kTypeOk || kOutputOk,
+                "gemm::gemm<T>: C must hold the input type, or float for __nv_bfloat16 and __half inputs "
+                "(float->float, tf32->float, double->double, bf16->bf16|float, half->half|float).");
+  static_assert(!kTypeOk || !kOutputOk || kPolicyOk,
+                "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
+                "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
+                "tensor-core preset or Tuned; the Hopper presets compute bf16, fp16 and tf32. Each preset's comment "
+                "in presets.cuh lists its types.");
+  if constexpr (kTypeOk && kOutputOk && kPolicyOk)
+    return run_valid_types<T, Policy, Layouts, Out>(args, stream);
+  else
+    return Status::InvalidSize;  // never compiled into a program: a static_assert above has stopped the build
 }
 
 template <class T, class Out>

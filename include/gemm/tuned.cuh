@@ -13,8 +13,9 @@ namespace gemm::preset {
 // Beyond the tutorials: the fastest compositions measured on the H100 (sm_90), picked per call by
 // type, architecture, shape and alignment. See docs/worklog.md for how each was chosen; on sm_80
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
-//   float, tf32: CUDA-core compositions from tools/autotune.cu (strict fp32; TF32 tensor-core
-//                kernels are not in yet, and strict fp32 is within TF32's error);
+//   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
+//   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first), else the
+//                float compositions (strict fp32 is within TF32's error);
 //   double:      a CUDA-core composition;
 //   bf16, fp16:  on sm_90 with A and B as TMA needs them, the persistent warp-specialised wgmma
 //                kernel (Persistent's composition); otherwise WarpTiled on CUDA cores.
@@ -32,6 +33,14 @@ struct Tuned : Named<Tuned> {
   using LargeMisaligned = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, ScalarLoader,
                                       SmemLayout<Transposed<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>,
                                       OuterProduct, ScalarEpilogue, SwizzledRaster<8>, StreamK>;
+  // B stored transposed (op T: n x k, k contiguous). cp.async cannot transpose, so B is copied
+  // element by element, neighbouring threads on neighbouring k; with Large's B tile (BK = 16 rows of
+  // 256 floats) a warp's copies would all hit one bank (measured: NT at 61% of cuBLAS). Eight k per
+  // row and rows padded to 132 floats put a warp's 4 rows x 8 k in 32 different banks, and the math
+  // still reads B in 16-byte pieces. A stored transposed (TT) fills its tile with 16-byte copies.
+  using LargeTransposedB = TiledPolicy<TileShape<256, 128, 8, 4, 4>, WarpThreadMap<64, 64, 4, 2>, VectorLoader<>,
+                                       SmemLayout<Transposed<4>, RowMajor<4>>, CpAsyncFragmentPipeline<3>,
+                                       OuterProduct, VectorEpilogue, SwizzledRaster<8>, StreamK>;
   // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile, 4 k slices.
   using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                                   VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
@@ -39,9 +48,13 @@ struct Tuned : Named<Tuned> {
   // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs. A stays
   // k-contiguous in shared memory, so 16-byte cp.async copies fill the pipeline; 32 deep in k, with
   // the fragment pipeline overlapping the barrier.
-  using Small = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
-                            SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>, OuterProductAlongK,
-                            VectorEpilogue, SwizzledRaster<8>>;
+  template <int BPad>
+  using SmallWithBPad = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
+                                    SmemLayout<RowMajor<4>, RowMajor<BPad>>, CpAsyncFragmentPipeline<3>,
+                                    OuterProductAlongK, VectorEpilogue, SwizzledRaster<8>>;
+  using Small = SmallWithBPad<0>;
+  // B stored transposed: a warp copies 32 k of one B row; rows of 65 floats put them in 32 banks.
+  using SmallTransposedB = SmallWithBPad<1>;
   // m <= 16 with a long k: memory-bound (B is read once), so the tile is 16 x 512 with each thread
   // owning all 16 rows of 4 columns (every B value loaded from shared memory feeds 16 FMAs), 16 k
   // slices give 128 blocks, a 4-stage cp.async pipeline keeps B in flight, and the slices add into
@@ -70,8 +83,9 @@ struct Tuned : Named<Tuned> {
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
-           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
-           "}; tf32: the float choices (strict fp32 is within TF32's error); bf16, fp16: sm_90 and TMA-aligned A, B {" +
+           "}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
+           SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
+           "}; bf16, fp16 and tf32 (tf32 otherwise as float): sm_90 and TMA-aligned A, B {" +
            Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
            HopperSmall::parts() + "}, else {WarpTiled}";
   }
@@ -83,35 +97,60 @@ struct Tuned : Named<Tuned> {
       return std::max({Hopper::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
     else
-      return std::max({Large::smem_bytes<T>(), LargeMisaligned::smem_bytes<T>(), Small::smem_bytes<T>(),
-                       Skinny::smem_bytes<T>()});
+      return std::max({Large::smem_bytes<T>(), LargeMisaligned::smem_bytes<T>(), LargeTransposedB::smem_bytes<T>(),
+                       Small::smem_bytes<T>(), SmallTransposedB::smem_bytes<T>(), Skinny::smem_bytes<T>()});
   }
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }  // misaligned input has a path
 
+  // The Hopper kernel for this shape, when the device and the operands allow it; `ran` says whether
+  // it did (a binary without sm_90a code answers UnsupportedArchitecture and falls through).
+  template <class T, class L, class Args>
+  static Status launch_hopper(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream, bool& ran) {
+    ran = false;
+    if (dev.arch != 90 || !Hopper::tma_compatible<T>(args)) return Status::Success;
+    const auto tiles = [&](int bn) { return detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, bn); };
+    const Status s = tiles(256) >= 128   ? Hopper::template launch<T, L>(args, dev, stream)
+                     : tiles(128) >= 128 ? HopperMedium::template launch<T, L>(args, dev, stream)
+                                         : HopperSmall::template launch<T, L>(args, dev, stream);
+    ran = s != Status::UnsupportedArchitecture;
+    return s;
+  }
+
   template <class T, class L, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    if constexpr (std::is_same_v<T, double>) {
+    // Layouts known from here on, so that a composition for one layout is compiled only for it.
+    if constexpr (std::is_same_v<L, detail::AnyOps>) {
+      return detail::with_ops<L>(args.op_a, args.op_b,
+                                 [&](auto layouts) { return launch<T, decltype(layouts)>(args, dev, stream); });
+    } else if constexpr (std::is_same_v<T, double>) {
       return Double::template launch<T, L>(args, dev, stream);
     } else if constexpr (is_16bit<T>) {
-      if (dev.arch == 90 && Hopper::tma_compatible(args)) {
-        const auto tiles = [&](int bn) { return detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, bn); };
-        const Status s = tiles(256) >= 128   ? Hopper::template launch<T, L>(args, dev, stream)
-                         : tiles(128) >= 128 ? HopperMedium::template launch<T, L>(args, dev, stream)
-                                             : HopperSmall::template launch<T, L>(args, dev, stream);
-        if (s != Status::UnsupportedArchitecture) return s;  // a binary without sm_90a code falls through
-      }
-      return WarpTiled::template launch<T, L>(args, dev, stream);
+      bool ran = false;
+      const Status s = launch_hopper<T, L>(args, dev, stream, ran);
+      return ran ? s : WarpTiled::template launch<T, L>(args, dev, stream);
     } else {
+      if constexpr (std::is_same_v<T, tf32>) {
+        bool ran = false;
+        const Status s = launch_hopper<T, L>(args, dev, stream, ran);
+        if (ran) return s;
+      }
       if (dev.arch < 80) return WarpTiled::template launch<float, L>(args, dev, stream);  // no cp.async before sm_80
       const bool aligned = detail::all_vector_aligned(args);
       if (aligned && args.m <= 16 && args.k >= 1024) return Skinny::template launch<float, L>(args, dev, stream);
       const long long large_tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 256);
-      if (large_tiles >= 96) {
-        return aligned ? Large::template launch<float, L>(args, dev, stream) : LargeMisaligned::template launch<float, L>(args, dev, stream);
+      if constexpr (L::b == Op::T) {
+        if (large_tiles >= 96) return LargeTransposedB::template launch<float, L>(args, dev, stream);
+        return SmallTransposedB::template launch<float, L>(args, dev, stream);
+      } else {
+        if (large_tiles >= 96) {
+          return aligned ? Large::template launch<float, L>(args, dev, stream)
+                         : LargeMisaligned::template launch<float, L>(args, dev, stream);
+        }
+        if (aligned && args.k >= 2048 && large_tiles * 4 >= 96)
+          return LargeSplitK::template launch<float, L>(args, dev, stream);
+        return Small::template launch<float, L>(args, dev, stream);
       }
-      if (aligned && args.k >= 2048 && large_tiles * 4 >= 96) return LargeSplitK::template launch<float, L>(args, dev, stream);
-      return Small::template launch<float, L>(args, dev, stream);
     }
   }
 };

@@ -34,7 +34,7 @@ namespace detail {
 template <class T>
 struct MathTraits {
   using Storage = T;
-  using Scalar = T;
+  using Scalar = float;  // what GemmArgs<T> holds: the call must get as far as the static_assert
   static constexpr bool kSupported = false;
   static constexpr const char* kName = "unsupported";
 };

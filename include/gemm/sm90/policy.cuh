@@ -5,15 +5,20 @@
 //
 // Schedule is one of SingleWarpgroup, ProducerConsumer<Consumers>, PersistentProducerConsumer<Consumers>
 // (kernels.cuh says what each does). Types: bf16 and fp16 inputs with C in the input type or float,
-// every layout of A and B. A and B must suit TMA: 16-byte-aligned pointers and leading dimensions
-// that are multiples of 16 bytes (else Status::MisalignedA/B; preset::Tuned takes another path).
-// C needs only its element alignment: the epilogue stores through registers with per-element checks.
+// and gemm::tf32 (float data and C), every layout of A and B. TF32 wgmma reads its operands only
+// K-major (A row-major, B transposed): an operand stored the other way is first copied transposed
+// into stream-ordered scratch (detail/workspace.cuh; m x k or n x k floats), which costs a pass over
+// it. What TMA reads must suit it: 16-byte-aligned pointers and leading dimensions that are
+// multiples of 16 bytes (else Status::MisalignedA/B; preset::Tuned takes another path). C needs only
+// its element alignment: the epilogue stores through registers where TMA cannot.
 #include <algorithm>
 #include <string>
 #include <type_traits>
 #include <cuda.h>
 #include "../detail/describe.cuh"
 #include "../detail/launch.cuh"
+#include "../detail/workspace.cuh"
+#include "../kernel/transpose_kernel.cuh"
 #include "../parts/raster.cuh"
 #include "../types.cuh"
 #include "kernels.cuh"
@@ -84,7 +89,8 @@ struct HopperPolicy {
   }
 
   template <class T, class Out>
-  static constexpr bool kServes = is_16bit<T> && is_supported_output<T, Out>;
+  static constexpr bool kServes =
+      (is_16bit<T> && is_supported_output<T, Out>) || (std::is_same_v<T, tf32> && std::is_same_v<Out, float>);
 
   template <class In, Op OpA = Op::N, Op OpB = Op::N>
   using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers>;
@@ -92,17 +98,29 @@ struct HopperPolicy {
   template <class In>
   static int smem_bytes() { return Shape<In>::kSmemBytes; }
 
+  // Whether TMA reads A (B) as the caller stores it: always for 16-bit types; for TF32 only when it
+  // is K-major (otherwise the transposing pass reads it, element by element).
+  template <class T, class Args>
+  static bool tma_reads_a(const Args& a) {
+    return !std::is_same_v<T, tf32> || a.op_a == Op::N;
+  }
+  template <class T, class Args>
+  static bool tma_reads_b(const Args& a) {
+    return !std::is_same_v<T, tf32> || a.op_b == Op::T;
+  }
+
   // What TMA can read: anything else is refused before any CUDA call.
-  template <class Args>
+  template <class T, class Args>
   static bool tma_compatible(const Args& a) {
-    return sm90::tma_compatible(a.A, a.lda) && sm90::tma_compatible(a.B, a.ldb);
+    return (!tma_reads_a<T>(a) || sm90::tma_compatible(a.A, a.lda)) &&
+           (!tma_reads_b<T>(a) || sm90::tma_compatible(a.B, a.ldb));
   }
 
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
     if (!detail::reads_ab(args)) return Status::Success;
-    if (!sm90::tma_compatible(args.A, args.lda)) return Status::MisalignedA;
-    if (!sm90::tma_compatible(args.B, args.ldb)) return Status::MisalignedB;
+    if (tma_reads_a<T>(args) && !sm90::tma_compatible(args.A, args.lda)) return Status::MisalignedA;
+    if (tma_reads_b<T>(args) && !sm90::tma_compatible(args.B, args.ldb)) return Status::MisalignedB;
     return Status::Success;
   }
 
@@ -116,36 +134,70 @@ struct HopperPolicy {
 
   template <class T, class Layouts, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    using In = typename Args::Element;
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
-    return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
-      using L = decltype(layouts);
-      using S = Shape<In, L::a, L::b>;
-      constexpr auto kKernel = kernel<Args, S>();
-      if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
-      if (Status s = detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
-      CUtensorMap map_a, map_b;
-      if (Status s = S::TileA::make_map(map_a, args.A, args.m, args.k, args.lda); s != Status::Success) return s;
-      if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb); s != Status::Success) return s;
-      const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-      const long long blocks = Schedule::kPersistent ? std::min<long long>(tiles, dev.sms) : tiles;
-      const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
-      if constexpr (Schedule::kWarpSpecialized) {
-        using Out = typename Args::Output;
-        CUtensorMap map_c{};
-        const int tma_store = Epilogue::kBuffers > 0 && args.beta == 0 && sm90::tma_compatible(args.C, args.ldc);
-        if (tma_store) {
-          using Chunk = sm90::StoreChunk<Out>;
-          if (Status s = sm90::make_tensor_map(map_c, args.C, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols);
-              s != Status::Success)
-            return s;
-        }
-        return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
-                                              tma_store);
-      } else {
-        return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
+    if constexpr (std::is_same_v<T, tf32>) {
+      return launch_tf32(args, dev, stream);
+    } else {
+      return detail::with_ops<Layouts>(args.op_a, args.op_b,
+                                       [&](auto layouts) { return launch_layout<decltype(layouts)>(args, dev, stream); });
+    }
+  }
+
+  // TF32: A as m x k and B as n x k, k contiguous; an operand stored otherwise is transposed into
+  // scratch first (freed in stream order after the kernel).
+  template <class Args>
+  static Status launch_tf32(Args args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    using L = detail::Ops<Op::N, Op::T>;
+    using S = Shape<float, L::a, L::b>;
+    if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
+    if (Status s = detail::prepare_kernel<kernel<Args, S>()>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
+    detail::StreamWorkspace scratch(stream);
+    const int ld = static_cast<int>(detail::ceil_div(args.k, 4) * 4);  // rows of whole 16-byte units
+    if (args.op_a == Op::T) {  // stored k x m
+      float* a = nullptr;
+      if (Status s = scratch.allocate(a, static_cast<std::size_t>(args.m) * ld); s != Status::Success) return s;
+      if (Status s = detail::transpose(args.A, args.lda, args.k, args.m, a, ld, dev, stream); s != Status::Success)
+        return s;
+      args.A = a, args.lda = ld, args.op_a = Op::N;
+    }
+    if (args.op_b == Op::N) {  // stored k x n
+      float* b = nullptr;
+      if (Status s = scratch.allocate(b, static_cast<std::size_t>(args.n) * ld); s != Status::Success) return s;
+      if (Status s = detail::transpose(args.B, args.ldb, args.k, args.n, b, ld, dev, stream); s != Status::Success)
+        return s;
+      args.B = b, args.ldb = ld, args.op_b = Op::T;
+    }
+    return launch_layout<L>(args, dev, stream);
+  }
+
+  template <class L, class Args>
+  static Status launch_layout(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    using In = typename Args::Element;
+    using S = Shape<In, L::a, L::b>;
+    constexpr auto kKernel = kernel<Args, S>();
+    if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
+    if (Status s = detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
+    CUtensorMap map_a, map_b;
+    if (Status s = S::TileA::make_map(map_a, args.A, args.m, args.k, args.lda); s != Status::Success) return s;
+    if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb); s != Status::Success) return s;
+    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
+    const long long blocks = Schedule::kPersistent ? std::min<long long>(tiles, dev.sms) : tiles;
+    const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
+    if constexpr (Schedule::kWarpSpecialized) {
+      using Out = typename Args::Output;
+      CUtensorMap map_c{};
+      const int tma_store = Epilogue::kBuffers > 0 && args.beta == 0 && sm90::tma_compatible(args.C, args.ldc);
+      if (tma_store) {
+        using Chunk = sm90::StoreChunk<Out>;
+        if (Status s = sm90::make_tensor_map(map_c, args.C, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols);
+            s != Status::Success)
+          return s;
       }
-    });
+      return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
+                                            tma_store);
+    } else {
+      return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
+    }
   }
 };
 
