@@ -822,20 +822,22 @@ std::vector<Shape> grid_for_type(const std::string& type, bool full) {
     return {{1024, 1024, 1024}, kCube4096, {4095, 4097, 4093}, {16, 4096, 4096}};
   }
   if (type == "double") return full ? full_cuda_core_grid() : std::vector<Shape>{{1024, 1024, 1024}};
-  if (type == "bf16") {
+  if (type == "bf16" || type == "fp16") {
     std::vector<Shape> g = bf16_grid();
+    if (type == "fp16" && !full) return {kCube4096, {8192, 8192, 8192}, {4096, 14336, 4096}};
     if (full) {
       // Leading dimensions that are not a multiple of 16 bytes (8 elements):
-      // the Hopper presets refuse them (skipped rows), Tuned takes its
-      // CUDA-core path.
-      g.push_back({4096, 4096, 4093});  // lda
-      g.push_back({4096, 4097, 4096});  // ldb
-      g.push_back({4096, 4096, 4100});  // lda = 8200 bytes
-      g.push_back({1023, 1025, 1021});  // all three
+      // the Hopper presets refuse them (skipped rows); Tuned copies such an
+      // operand with aligned rows first; cuBLAS drops to an Ampere-class kernel.
+      g.push_back({4095, 4097, 4093});  // all three odd
+      g.push_back({4096, 4096, 4093});  // A's rows odd
+      g.push_back({4096, 4097, 4096});  // B's and C's rows odd
+      g.push_back({4096, 4096, 4100});  // rows 8-byte aligned only
+      g.push_back({1023, 1025, 1021});  // all odd, small
     }
     return g;
   }
-  // tf32, fp16, bf16_f32out, fp16_f32out: 4096^3 by default.
+  // tf32, bf16_f32out, fp16_f32out: 4096^3 by default.
   if (full) return {{1024, 1024, 1024}, {2048, 2048, 2048}, kCube4096, {8192, 8192, 8192}};
   return {kCube4096};
 }

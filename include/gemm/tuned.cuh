@@ -17,8 +17,9 @@ namespace gemm::preset {
 //   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first), else the
 //                float compositions (strict fp32 is within TF32's error);
 //   double:      a CUDA-core composition;
-//   bf16, fp16:  on sm_90 with A and B as TMA needs them, the persistent warp-specialised wgmma
-//                kernel (Persistent's composition); otherwise WarpTiled on CUDA cores.
+//   bf16, fp16:  on sm_90 the persistent warp-specialised wgmma kernel (Persistent's composition,
+//                with narrower tiles for small C; A or B that TMA cannot read is first copied with
+//                aligned rows); before sm_90, WarpTiled on CUDA cores.
 struct Tuned : Named<Tuned> {
   // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
   // a 3-stage cp.async pipeline 16 deep in k, and stream-K for the tiles of a last partial wave.
@@ -65,9 +66,12 @@ struct Tuned : Named<Tuned> {
   // bf16 and fp16 on Hopper: the persistent warp-specialised kernel with TMA stores. 128x256 tiles
   // where they give at least a wave of 128 tiles (1.01-1.03x cuBLAS from 2048^3 up on an H200);
   // below that, narrower tiles keep the SMs busy (1024^3: 128x64 tiles 1.25x cuBLAS, 128x256 0.72x).
+  // Operands TMA cannot read (odd leading dimensions, offset pointers) are first copied with aligned
+  // rows: one pass over the operand instead of the CUDA-core path (or cuBLAS's Ampere-class kernel at
+  // a fifth of its speed).
   template <int BN, int Stages>
-  using HopperTile =
-      HopperPolicy<BlockTile<128, BN>, Stages, PersistentProducerConsumer<2>, SwizzledRaster<8>, TmaStoreEpilogue>;
+  using HopperTile = HopperPolicy<BlockTile<128, BN>, Stages, PersistentProducerConsumer<2>, SwizzledRaster<8>,
+                                  TmaStoreEpilogue, PackMisalignedOperands>;
   using Hopper = HopperTile<256, 4>;
   using HopperMedium = HopperTile<128, 6>;
   using HopperSmall = HopperTile<64, 8>;
@@ -85,7 +89,7 @@ struct Tuned : Named<Tuned> {
            "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
            "}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
            SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
-           "}; bf16, fp16 and tf32 (tf32 otherwise as float): sm_90 and TMA-aligned A, B {" +
+           "}; bf16, fp16 and tf32 on sm_90 (tf32 otherwise as float) {" +
            Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
            HopperSmall::parts() + "}, else {WarpTiled}";
   }
@@ -108,7 +112,7 @@ struct Tuned : Named<Tuned> {
   template <class T, class L, class Args>
   static Status launch_hopper(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream, bool& ran) {
     ran = false;
-    if (dev.arch != 90 || !Hopper::tma_compatible<T>(args)) return Status::Success;
+    if (dev.arch != 90) return Status::Success;
     const auto tiles = [&](int bn) { return detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, bn); };
     const Status s = tiles(256) >= 128   ? Hopper::template launch<T, L>(args, dev, stream)
                      : tiles(128) >= 128 ? HopperMedium::template launch<T, L>(args, dev, stream)

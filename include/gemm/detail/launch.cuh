@@ -1,5 +1,6 @@
 #pragma once
 // Host side of a call: argument validation, device queries and the checked launch.
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdint>

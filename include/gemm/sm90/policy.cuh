@@ -18,6 +18,7 @@
 #include "../detail/describe.cuh"
 #include "../detail/launch.cuh"
 #include "../detail/workspace.cuh"
+#include "../kernel/pack_kernel.cuh"
 #include "../kernel/transpose_kernel.cuh"
 #include "../parts/raster.cuh"
 #include "../types.cuh"
@@ -69,13 +70,29 @@ struct TmaStoreEpilogue {
   static std::string describe() { return "TmaStoreEpilogue"; }
 };
 
+// A and B must be as TMA reads them (16-byte-aligned base, rows a multiple of 16 bytes); anything
+// else is refused with Status::MisalignedA/B before any CUDA call.
+struct TmaAlignedOperands {
+  static constexpr bool kPack = false;
+  static std::string describe() { return "TmaAlignedOperands"; }
+};
+
+// An A or B that TMA cannot read (odd leading dimensions of bf16, a matrix one element into its
+// allocation, rows of 8-byte multiples) is first copied, in one pass, into stream-ordered scratch
+// with 16-byte-aligned rows (rows x round_up(row length, 16 bytes) elements per operand).
+struct PackMisalignedOperands {
+  static constexpr bool kPack = true;
+  static std::string describe() { return "PackMisalignedOperands"; }
+};
+
 template <class TileP, int Stages, class ScheduleP, class RasterP = SwizzledRaster<8>,
-          class EpilogueP = RegisterEpilogue>
+          class EpilogueP = RegisterEpilogue, class OperandsP = TmaAlignedOperands>
 struct HopperPolicy {
   using Tile = TileP;
   using Schedule = ScheduleP;
   using Raster = RasterP;
   using Epilogue = EpilogueP;
+  using Operands = OperandsP;
   static_assert(Epilogue::kBuffers == 0 || Schedule::kWarpSpecialized,
                 "HopperPolicy: TmaStoreEpilogue needs a warp-specialised schedule (ProducerConsumer or "
                 "PersistentProducerConsumer).");
@@ -85,7 +102,7 @@ struct HopperPolicy {
   static const char* name() { return "HopperPolicy"; }
   static std::string parts() {
     return Tile::describe() + ", " + detail::templated("TmaStages", Stages) + ", " + Schedule::describe() +
-           ", WgmmaSS, " + Raster::describe() + ", " + Epilogue::describe();
+           ", WgmmaSS, " + Raster::describe() + ", " + Epilogue::describe() + ", " + Operands::describe();
   }
 
   template <class T, class Out>
@@ -118,7 +135,7 @@ struct HopperPolicy {
 
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
-    if (!detail::reads_ab(args)) return Status::Success;
+    if (Operands::kPack || !detail::reads_ab(args)) return Status::Success;
     if (tma_reads_a<T>(args) && !sm90::tma_compatible(args.A, args.lda)) return Status::MisalignedA;
     if (tma_reads_b<T>(args) && !sm90::tma_compatible(args.B, args.ldb)) return Status::MisalignedB;
     return Status::Success;
@@ -133,41 +150,116 @@ struct HopperPolicy {
   }
 
   template <class T, class Layouts, class Args>
-  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+  static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
-    if constexpr (std::is_same_v<T, tf32>) {
-      return launch_tf32(args, dev, stream);
-    } else {
-      return detail::with_ops<Layouts>(args.op_a, args.op_b,
-                                       [&](auto layouts) { return launch_layout<decltype(layouts)>(args, dev, stream); });
-    }
+    // The layouts the kernel reads: TF32 only A row-major and B transposed (see plan_staging).
+    using Reads = std::conditional_t<std::is_same_v<T, tf32>, detail::Ops<Op::N, Op::T>, Layouts>;
+    return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
+      using L = decltype(layouts);
+      // Whether the kernel can run here is known before anything is copied.
+      if (Status s = prepare<L, Args>(dev); s != Status::Success) return s;
+      const Staging staging = plan_staging<T>(caller_args);
+      if (staging.bytes == 0) return launch_layout<L>(caller_args, dev, stream);
+      detail::StreamWorkspace workspace(stream);  // freed in stream order after the last kernel below
+      char* scratch = nullptr;
+      if (Status s = workspace.allocate(scratch, staging.bytes); s != Status::Success) return s;
+      Args args = caller_args;
+      if (Status s = stage_in(args, staging, scratch, dev, stream); s != Status::Success) return s;
+      if (Status s = launch_layout<L>(args, dev, stream); s != Status::Success) return s;
+      if (staging.kind[2] == Staging::None) return Status::Success;
+      return detail::unpack_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
+    });
   }
 
-  // TF32: A as m x k and B as n x k, k contiguous; an operand stored otherwise is transposed into
-  // scratch first (freed in stream order after the kernel).
-  template <class Args>
-  static Status launch_tf32(Args args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    using L = detail::Ops<Op::N, Op::T>;
-    using S = Shape<float, L::a, L::b>;
+  template <class L, class Args>
+  static Status prepare(const detail::DeviceInfo& dev) {
+    using S = Shape<typename Args::Element, L::a, L::b>;
     if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
-    if (Status s = detail::prepare_kernel<kernel<Args, S>()>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
-    detail::StreamWorkspace scratch(stream);
-    const int ld = static_cast<int>(detail::ceil_div(args.k, 4) * 4);  // rows of whole 16-byte units
-    if (args.op_a == Op::T) {  // stored k x m
-      float* a = nullptr;
-      if (Status s = scratch.allocate(a, static_cast<std::size_t>(args.m) * ld); s != Status::Success) return s;
-      if (Status s = detail::transpose(args.A, args.lda, args.k, args.m, a, ld, dev, stream); s != Status::Success)
-        return s;
-      args.A = a, args.lda = ld, args.op_a = Op::N;
+    return detail::prepare_kernel<kernel<Args, S>()>(S::kSmemBytes, dev, 90);
+  }
+
+  // Where the call's operands go before and after the kernel: scratch copies that TMA and wgmma can
+  // read (and that TMA can store to), in one stream-ordered allocation.
+  //   A, B: TF32 wgmma reads only K-major operands, so an A stored k x m or a B stored k x n is copied
+  //         transposed (k contiguous); with PackMisalignedOperands, an operand TMA cannot read is
+  //         copied with 16-byte-aligned rows.
+  //   C:    with PackMisalignedOperands, a C whose rows are not 16-byte aligned (an odd ldc of bf16)
+  //         is computed in an aligned copy (which first receives C when beta != 0: the kernel reads
+  //         it) and copied back after the kernel, instead of being stored element by element.
+  struct Staging {
+    enum Kind { None, Transpose, Pack };
+    Kind kind[3] = {None, None, None};  // A, B, C
+    int rows[3] = {}, row_len[3] = {}, ld[3] = {};
+    std::size_t offset[3] = {}, bytes = 0;
+  };
+
+  template <class T, class Args>
+  static Staging plan_staging(const Args& args) {
+    using In = typename Args::Element;
+    using Out = typename Args::Output;
+    Staging st;
+    const auto aligned_ld = [](int len, int v) { return static_cast<int>(detail::ceil_div(std::max(1, len), v) * v); };
+    const auto reserve = [&](int x, std::size_t elem_bytes) {
+      st.offset[x] = st.bytes;
+      st.bytes += (static_cast<std::size_t>(st.rows[x]) * st.ld[x] * elem_bytes + 255) / 256 * 256;
+    };
+    const Op ops[2] = {args.op_a, args.op_b};
+    const int mn[2] = {args.m, args.n};
+    const In* stored[2] = {args.A, args.B};
+    const int lds[2] = {args.lda, args.ldb};
+    for (int x = 0; x < 2; ++x) {
+      const bool k_major = (x == 0) == (ops[x] == Op::N);  // op N of A and op T of B keep k contiguous
+      if (std::is_same_v<T, tf32> && !k_major) {
+        st.kind[x] = Staging::Transpose;
+        st.rows[x] = mn[x], st.row_len[x] = args.k;
+      } else if (Operands::kPack && !sm90::tma_compatible(stored[x], lds[x])) {
+        st.kind[x] = Staging::Pack;
+        st.rows[x] = k_major ? mn[x] : args.k, st.row_len[x] = k_major ? args.k : mn[x];
+      } else {
+        continue;
+      }
+      st.ld[x] = aligned_ld(st.row_len[x], detail::kElemsPer16B<In>);
+      reserve(x, sizeof(In));
     }
-    if (args.op_b == Op::N) {  // stored k x n
-      float* b = nullptr;
-      if (Status s = scratch.allocate(b, static_cast<std::size_t>(args.n) * ld); s != Status::Success) return s;
-      if (Status s = detail::transpose(args.B, args.ldb, args.k, args.n, b, ld, dev, stream); s != Status::Success)
-        return s;
-      args.B = b, args.ldb = ld, args.op_b = Op::T;
+    if (Operands::kPack && !sm90::tma_compatible(args.C, args.ldc)) {
+      st.kind[2] = Staging::Pack;
+      st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = aligned_ld(args.n, detail::kElemsPer16B<Out>);
+      reserve(2, sizeof(Out));
     }
-    return launch_layout<L>(args, dev, stream);
+    return st;
+  }
+
+  // Makes the copies (on the call's stream, before the kernel) and points args at them.
+  template <class Args>
+  static Status stage_in(Args& args, const Staging& st, char* scratch, const detail::DeviceInfo& dev,
+                         cudaStream_t stream) {
+    using In = typename Args::Element;
+    using Out = typename Args::Output;
+    const In** operand[2] = {&args.A, &args.B};
+    int* ld[2] = {&args.lda, &args.ldb};
+    for (int x = 0; x < 2; ++x) {
+      if (st.kind[x] == Staging::None) continue;
+      In* copy = reinterpret_cast<In*>(scratch + st.offset[x]);
+      const Status s = st.kind[x] == Staging::Transpose
+                           ? detail::transpose(*operand[x], *ld[x], args.k, st.rows[x], copy, st.ld[x], dev, stream)
+                           : detail::pack_rows(*operand[x], *ld[x], st.rows[x], st.row_len[x], copy, st.ld[x], dev,
+                                               stream);
+      if (s != Status::Success) return s;
+      *operand[x] = copy;
+      *ld[x] = st.ld[x];
+      if (st.kind[x] == Staging::Transpose) (x == 0 ? args.op_a : args.op_b) = x == 0 ? Op::N : Op::T;
+    }
+    if (st.kind[2] != Staging::None) {
+      Out* copy = reinterpret_cast<Out*>(scratch + st.offset[2]);
+      if (args.beta != 0) {
+        if (Status s = detail::pack_rows(args.C, args.ldc, args.m, args.n, copy, st.ld[2], dev, stream);
+            s != Status::Success)
+          return s;
+      }
+      args.C = copy;
+      args.ldc = st.ld[2];
+    }
+    return Status::Success;
   }
 
   template <class L, class Args>
@@ -175,8 +267,6 @@ struct HopperPolicy {
     using In = typename Args::Element;
     using S = Shape<In, L::a, L::b>;
     constexpr auto kKernel = kernel<Args, S>();
-    if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
-    if (Status s = detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
     CUtensorMap map_a, map_b;
     if (Status s = S::TileA::make_map(map_a, args.A, args.m, args.k, args.lda); s != Status::Success) return s;
     if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb); s != Status::Success) return s;
