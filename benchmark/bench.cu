@@ -90,6 +90,7 @@ template <class F>
 bool with_type(const std::string& name, F&& f) {
   if (name == Float::name()) return f(Float{}), true;
   if (name == Tf32::name()) return f(Tf32{}), true;
+  if (name == Tf32x3::name()) return f(Tf32x3{}), true;
   if (name == Double::name()) return f(Double{}), true;
   if (name == Bf16::name()) return f(Bf16{}), true;
   if (name == Bf16F32::name()) return f(Bf16F32{}), true;
@@ -282,14 +283,15 @@ constexpr const char* cuda_data_type_name() {
 }
 
 // The compute type of a math type: strict fp32 stays strict (pedantic: no
-// TF32, no bf16x9 emulation); tf32 asks for TF32 tensor cores; 16-bit inputs
+// TF32, no bf16x9 emulation); tf32 asks for TF32 tensor cores; tf32x3 is
+// compared with strict SGEMM (cuBLAS has no 3xTF32 on Hopper); 16-bit inputs
 // accumulate in fp32.
 template <class B>
 constexpr cublasComputeType_t cublas_compute_type() {
   using T = typename B::Math;
   if constexpr (std::is_same_v<T, double>) return CUBLAS_COMPUTE_64F;
   else if constexpr (std::is_same_v<T, gemm::tf32>) return CUBLAS_COMPUTE_32F_FAST_TF32;
-  else if constexpr (std::is_same_v<T, float>) return CUBLAS_COMPUTE_32F_PEDANTIC;
+  else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, gemm::tf32x3>) return CUBLAS_COMPUTE_32F_PEDANTIC;
   else return CUBLAS_COMPUTE_32F;
 }
 template <class B>
@@ -297,7 +299,7 @@ constexpr const char* cublas_compute_name() {
   using T = typename B::Math;
   if constexpr (std::is_same_v<T, double>) return "CUBLAS_COMPUTE_64F";
   else if constexpr (std::is_same_v<T, gemm::tf32>) return "CUBLAS_COMPUTE_32F_FAST_TF32";
-  else if constexpr (std::is_same_v<T, float>) return "CUBLAS_COMPUTE_32F_PEDANTIC";
+  else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, gemm::tf32x3>) return "CUBLAS_COMPUTE_32F_PEDANTIC";
   else return "CUBLAS_COMPUTE_32F";
 }
 
@@ -353,6 +355,7 @@ std::string cublas_label() {
   template std::string cublas_label<B>();
 GEMM_BENCH_INSTANTIATE_CUBLAS(Float)
 GEMM_BENCH_INSTANTIATE_CUBLAS(Tf32)
+GEMM_BENCH_INSTANTIATE_CUBLAS(Tf32x3)
 GEMM_BENCH_INSTANTIATE_CUBLAS(Double)
 GEMM_BENCH_INSTANTIATE_CUBLAS(Bf16)
 GEMM_BENCH_INSTANTIATE_CUBLAS(Fp16)
@@ -836,6 +839,10 @@ std::vector<Shape> grid_for_type(const std::string& type, bool full) {
       g.push_back({1023, 1025, 1021});  // all odd, small
     }
     return g;
+  }
+  if (type == "tf32x3") {  // issue 14's shapes, beside strict SGEMM
+    if (full) return {{1024, 1024, 1024}, {2048, 2048, 2048}, kCube4096, {8192, 8192, 8192}, {4095, 4097, 4093}};
+    return {{2048, 2048, 2048}, kCube4096, {8192, 8192, 8192}, {4095, 4097, 4093}};
   }
   // tf32, bf16_f32out, fp16_f32out: 4096^3 by default.
   if (full) return {{1024, 1024, 1024}, {2048, 2048, 2048}, kCube4096, {8192, 8192, 8192}};

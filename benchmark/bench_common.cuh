@@ -102,6 +102,7 @@ struct BenchType {
 
 using Float = BenchType<float>;
 using Tf32 = BenchType<gemm::tf32>;
+using Tf32x3 = BenchType<gemm::tf32x3>;
 using Double = BenchType<double>;
 using Bf16 = BenchType<__nv_bfloat16>;
 using Fp16 = BenchType<__half>;
@@ -109,7 +110,7 @@ using Bf16F32 = BenchType<__nv_bfloat16, float>;
 using Fp16F32 = BenchType<__half, float>;
 
 // Every type, in the order the rows are registered.
-constexpr const char* kTypeNames[] = {"float", "tf32", "double", "bf16", "bf16_f32out", "fp16", "fp16_f32out"};
+constexpr const char* kTypeNames[] = {"float", "tf32", "tf32x3", "double", "bf16", "bf16_f32out", "fp16", "fp16_f32out"};
 
 // Result check against cuBLAS on set 0, as max |C - C_cublas| / max |C_cublas|
 // (inputs uniform in (-1, 1)). Both sides are the same product in different
@@ -124,6 +125,8 @@ template <> constexpr double tolerance<Double>() { return 1e-10; }
 // input); ours may compute in strict fp32 (Tuned does), so the two differ by
 // TF32's input rounding, about 1e-4 of max|C| for k = 4096 of random data.
 template <> constexpr double tolerance<Tf32>() { return 5e-3; }
+// 3xTF32 against strict SGEMM (its cuBLAS baseline): about fp32's rounding on both sides.
+template <> constexpr double tolerance<Tf32x3>() { return 1e-4; }
 // C rounded to bf16 (8-bit mantissa): a different summation order can move a
 // result by one bf16 ulp, 2^-8 = 3.9e-3 relative at the largest elements.
 template <> constexpr double tolerance<Bf16>() { return 2e-2; }
@@ -146,6 +149,7 @@ template <class B>
 constexpr double peak_tflops() {
   using T = typename B::Math;
   if constexpr (std::is_same_v<T, gemm::tf32>) return 495.0;
+  else if constexpr (std::is_same_v<T, gemm::tf32x3>) return 495.0 / 3;  // three TF32 products each
   else if constexpr (gemm::is_16bit<T>) return 989.0;
   else return 67.0;  // float (CUDA cores) and double (tensor cores)
 }
@@ -185,6 +189,7 @@ struct Preset {
 template <class B> const std::vector<Preset<B>>& presets();
 template <> const std::vector<Preset<Float>>& presets<Float>();
 template <> const std::vector<Preset<Tf32>>& presets<Tf32>();
+template <> const std::vector<Preset<Tf32x3>>& presets<Tf32x3>();
 template <> const std::vector<Preset<Double>>& presets<Double>();
 template <> const std::vector<Preset<Bf16>>& presets<Bf16>();
 template <> const std::vector<Preset<Fp16>>& presets<Fp16>();
@@ -195,6 +200,7 @@ template <> const std::vector<Preset<Fp16F32>>& presets<Fp16F32>();
 template <class B> const std::vector<Preset<B>>& layout_presets();
 template <> const std::vector<Preset<Float>>& layout_presets<Float>();
 template <> const std::vector<Preset<Tf32>>& layout_presets<Tf32>();
+template <> const std::vector<Preset<Tf32x3>>& layout_presets<Tf32x3>();
 template <> const std::vector<Preset<Double>>& layout_presets<Double>();
 template <> const std::vector<Preset<Bf16>>& layout_presets<Bf16>();
 template <> const std::vector<Preset<Fp16>>& layout_presets<Fp16>();

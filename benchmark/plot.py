@@ -36,17 +36,19 @@ from collections import OrderedDict
 
 CUBLAS = "cuBLAS"
 LAYOUTS = ("NN", "NT", "TN", "TT")
-TYPE_ORDER = ("float", "tf32", "double", "bf16", "bf16_f32out", "fp16", "fp16_f32out")
+TYPE_ORDER = ("float", "tf32", "tf32x3", "double", "bf16", "bf16_f32out", "fp16", "fp16_f32out")
 SHAPE_RE = re.compile(r"^\d+x\d+x\d+$")
 
 DEFAULT_KEY_SHAPES = {
     "float": ["1024x1024x1024", "4096x4096x4096", "4095x4097x4093", "16x4096x4096",
               "8192x8192x8192"],
     "double": ["1024x1024x1024", "4096x4096x4096", "8192x8192x8192"],
-    "bf16": ["1024x1024x1024", "4096x4096x4096", "8192x8192x8192", "4096x14336x4096",
-             "4095x4096x4096", "1023x1025x1021"],
+    "bf16": ["1024x1024x1024", "2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "4096x14336x4096",
+             "4095x4096x4096", "4095x4097x4093", "4096x4096x4093", "4096x4097x4096", "4096x4096x4100",
+             "1023x1025x1021"],
     "tf32": ["4096x4096x4096", "8192x8192x8192"],
-    "fp16": ["4096x4096x4096", "8192x8192x8192"],
+    "tf32x3": ["2048x2048x2048", "4096x4096x4096", "8192x8192x8192", "4095x4097x4093"],
+    "fp16": ["4096x4096x4096", "8192x8192x8192", "4096x14336x4096"],
     "bf16_f32out": ["4096x4096x4096", "8192x8192x8192"],
     "fp16_f32out": ["4096x4096x4096", "8192x8192x8192"],
 }
@@ -216,6 +218,7 @@ def staircase_bars(res, typ, shape):
 
 def type_title(typ):
     return {"float": "SGEMM (strict fp32)", "double": "DGEMM", "tf32": "TF32",
+            "tf32x3": "3xTF32 (vs strict SGEMM)",
             "bf16": "bf16", "fp16": "fp16"}.get(typ, typ)
 
 

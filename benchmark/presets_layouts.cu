@@ -36,6 +36,8 @@ const std::vector<Preset<B>>& none() {
 template <>
 const std::vector<Preset<Tf32>>& layout_presets<Tf32>() { return none<Tf32>(); }
 template <>
+const std::vector<Preset<Tf32x3>>& layout_presets<Tf32x3>() { return none<Tf32x3>(); }
+template <>
 const std::vector<Preset<Double>>& layout_presets<Double>() { return none<Double>(); }
 template <>
 const std::vector<Preset<Fp16>>& layout_presets<Fp16>() { return none<Fp16>(); }

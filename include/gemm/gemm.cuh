@@ -60,15 +60,15 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
   constexpr bool kOutputOk = is_supported_output<T, Out>;
   constexpr bool kPolicyOk = Policy::template kServes<T, Out>;
   static_assert(kTypeOk,
-                "gemm::gemm<T>: T must be float, gemm::tf32 (float data, TF32 tensor cores), double, __nv_bfloat16 "
-                "or __half.");
+                "gemm::gemm<T>: T must be float, gemm::tf32 (float data, TF32 tensor cores), gemm::tf32x3 (float "
+                "data, fp32 accuracy from three TF32 products), double, __nv_bfloat16 or __half.");
   static_assert(!kTypeOk || kOutputOk,
                 "gemm::gemm<T>: C must hold the input type, or float for __nv_bfloat16 and __half inputs "
-                "(float->float, tf32->float, double->double, bf16->bf16|float, half->half|float).");
+                "(float->float, tf32->float, tf32x3->float, double->double, bf16->bf16|float, half->half|float).");
   static_assert(!kTypeOk || !kOutputOk || kPolicyOk,
                 "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
                 "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
-                "tensor-core preset or Tuned; the Hopper presets compute bf16, fp16 and tf32. Each preset's comment "
+                "tensor-core preset or Tuned; the Hopper presets compute bf16, fp16, tf32 and tf32x3. Each preset's comment "
                 "in presets.cuh lists its types.");
   if constexpr (kTypeOk && kOutputOk && kPolicyOk)
     return run_valid_types<T, Policy, Layouts, Out>(args, stream);

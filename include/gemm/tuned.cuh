@@ -16,6 +16,8 @@ namespace gemm::preset {
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
 //   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first), else the
 //                float compositions (strict fp32 is within TF32's error);
+//   tf32x3:      on sm_90 three passes of the TF32 Hopper kernel over split operands, else the
+//                float compositions (strict fp32 is at least as accurate);
 //   double:      a CUDA-core composition;
 //   bf16, fp16:  on sm_90 the persistent warp-specialised wgmma kernel (Persistent's composition,
 //                with narrower tiles for small C; A or B that TMA cannot read is first copied with
@@ -89,7 +91,7 @@ struct Tuned : Named<Tuned> {
            "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
            "}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
            SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
-           "}; bf16, fp16 and tf32 on sm_90 (tf32 otherwise as float) {" +
+           "}; bf16, fp16, tf32 and tf32x3 on sm_90 (tf32 and tf32x3 otherwise as float) {" +
            Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
            HopperSmall::parts() + "}, else {WarpTiled}";
   }
@@ -134,7 +136,7 @@ struct Tuned : Named<Tuned> {
       const Status s = launch_hopper<T, L>(args, dev, stream, ran);
       return ran ? s : WarpTiled::template launch<T, L>(args, dev, stream);
     } else {
-      if constexpr (std::is_same_v<T, tf32>) {
+      if constexpr (std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) {
         bool ran = false;
         const Status s = launch_hopper<T, L>(args, dev, stream, ran);
         if (ran) return s;

@@ -7,12 +7,15 @@
 //   T                 A, B in memory     C (and D)                accumulate   alpha, beta
 //   float             float              float                    float        float   (strict fp32)
 //   gemm::tf32        float              float                    float        float   (TF32 tensor cores)
+//   gemm::tf32x3      float              float                    float        float   (3xTF32: fp32 accuracy)
 //   double            double             double                   double       double
 //   __nv_bfloat16     __nv_bfloat16      __nv_bfloat16 or float   float        float
 //   __half            __half             __half or float          float        float
 //
-// These are cublasGemmEx's combinations. TF32 rounds A and B to a 10-bit mantissa, so it is never
-// chosen for float: a caller asks for it by naming gemm::tf32.
+// These are cublasGemmEx's combinations, plus 3xTF32. TF32 rounds A and B to a 10-bit mantissa, so
+// it is never chosen for float: a caller asks for it by naming gemm::tf32. gemm::tf32x3 splits each
+// float into two TF32 parts and sums three TF32 products per product (a_hi b_hi + a_hi b_lo +
+// a_lo b_hi): about as accurate as strict fp32, on the tensor cores.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <type_traits>
@@ -21,6 +24,8 @@ namespace gemm {
 
 // The math type "float data, TF32 tensor-core products, fp32 accumulation".
 struct tf32 {};
+// The math type "float data, fp32-accurate result from three TF32 products per product".
+struct tf32x3 {};
 
 // op(X) for an operand of a row-major call: N, X is stored as written (row-major); T, X is stored
 // transposed (the stored matrix is op(X)^T, i.e. op(X) is column-major).
@@ -50,6 +55,13 @@ struct MathTraits<tf32> {
   using Storage = float;
   using Scalar = float;
   static constexpr const char* kName = "tf32";
+  static constexpr bool kSupported = true;
+};
+template <>
+struct MathTraits<tf32x3> {
+  using Storage = float;
+  using Scalar = float;
+  static constexpr const char* kName = "tf32x3";
   static constexpr bool kSupported = true;
 };
 template <>

@@ -85,6 +85,15 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
+// Whether the current device is an sm_90 GPU (where the Hopper kernels run).
+inline bool is_sm90() {
+  int dev = 0, major = 0, minor = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  return major == 9 && minor == 0;
+}
+
 inline std::mt19937_64& rng() {
   static std::mt19937_64 engine(std::random_device{}());
   return engine;
@@ -120,7 +129,11 @@ struct ErrorModel {
   using Acc = gemm::scalar_t<T>;
   double u_acc = unit_roundoff<Acc>();
   double u_out = unit_roundoff<Out>();
-  double u_in = std::is_same_v<T, gemm::tf32> ? 2 * std::ldexp(1.0, -10) : 0.0;
+  // 3xTF32 (x = hi + lo to 2^-22 relative, a_lo b_lo dropped): products gain ~3 * 2^-22, and the three
+  // passes each round C to fp32 once more (covered by 4 u_acc per pass here).
+  double u_in = std::is_same_v<T, gemm::tf32>     ? 2 * std::ldexp(1.0, -10)
+                : std::is_same_v<T, gemm::tf32x3> ? 4 * std::ldexp(1.0, -22) + 12 * std::ldexp(1.0, -24)
+                                                  : 0.0;
   double product(int k) const { return 2 * (k + 4) * u_acc + u_in; }  // relative to sum |alpha a b|
   // Results below C's normal range round to its subnormal spacing (fp16: 2^-24, about 6e-8), not to
   // a relative u_out; seen on random data: a 1-term fp16 product of -4.3e-6.
@@ -246,8 +259,21 @@ void run_case(const Case& c) {
 
 // The cases every preset must pass: ragged sizes (1, primes, non-multiples of every tile),
 // padded leading dimensions, several alpha and beta, beta = 0 over NaN, k = 0, misaligned input.
+inline bool quick();
+
 inline std::vector<Case> standard_cases() {
   std::vector<Case> cases;
+  if (quick()) {  // under the sanitizers: each kind of edge once
+    return {Case{1, 1, 1},
+            Case{7, 13, 29, 0.5, 1.0, 3, 1, 2},
+            Case{65, 63, 9, -1.25, 0.0, 0, 0, 0, 0, 0, 0, true},
+            Case{127, 129, 131, 2.0, -0.75, 6, 4, 4},
+            Case{260, 132, 68, -1.5, 0.5, 4, 8, 4},
+            Case{129, 131, 67, 1.0, 0.0, 1, 0, 0, 1, 0, 0, true},
+            Case{128, 128, 128, 0.75, -1.0, 1, 1, 1, 1, 3, 2},
+            Case{33, 17, 0, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},
+            Case{20, 30, 40, 0.0, -1.0}};
+  }
   const int shapes[][3] = {{1, 1, 1},    {1, 1, 2},      {3, 1, 1},      {1, 5, 7},       {2, 3, 4},
                            {7, 13, 29},  {17, 31, 1},    {31, 33, 17},   {64, 64, 64},    {65, 63, 9},
                            {127, 129, 131}, {128, 128, 8}, {256, 257, 255}, {97, 1000, 13},  {1000, 3, 517},
@@ -286,8 +312,9 @@ inline std::vector<Case> standard_cases() {
 // kernels are other instantiations of the same parts, so these cover what differs: the loaders'
 // transposed paths and the edges.
 // GEMM_TEST_QUICK=1 (set by scripts/run-gpu-suite.sh under compute-sanitizer, which slows kernels
-// 10-100x): the layout cases keep one ragged, one vector-aligned, one misaligned and one k = 0 case,
-// and tests skip shapes marked large. The full lists run without it.
+// 10-100x, racecheck most): the standard cases keep each kind of edge once, the layout cases one
+// ragged, one vector-aligned, one misaligned and one k = 0 case, and tests use smaller large shapes.
+// The full lists run without it.
 inline bool quick() {
   static const bool q = [] {
     const char* v = std::getenv("GEMM_TEST_QUICK");

@@ -5,7 +5,7 @@
 //
 // Schedule is one of SingleWarpgroup, ProducerConsumer<Consumers>, PersistentProducerConsumer<Consumers>
 // (kernels.cuh says what each does). Types: bf16 and fp16 inputs with C in the input type or float,
-// and gemm::tf32 (float data and C), every layout of A and B. TF32 wgmma reads its operands only
+// and gemm::tf32 and gemm::tf32x3 (float data and C), every layout of A and B. TF32 wgmma reads its operands only
 // K-major (A row-major, B transposed): an operand stored the other way is first copied transposed
 // into stream-ordered scratch (detail/workspace.cuh; m x k or n x k floats), which costs a pass over
 // it. What TMA reads must suit it: 16-byte-aligned pointers and leading dimensions that are
@@ -19,6 +19,7 @@
 #include "../detail/launch.cuh"
 #include "../detail/workspace.cuh"
 #include "../kernel/pack_kernel.cuh"
+#include "../kernel/split_kernel.cuh"
 #include "../kernel/transpose_kernel.cuh"
 #include "../parts/raster.cuh"
 #include "../types.cuh"
@@ -107,7 +108,8 @@ struct HopperPolicy {
 
   template <class T, class Out>
   static constexpr bool kServes =
-      (is_16bit<T> && is_supported_output<T, Out>) || (std::is_same_v<T, tf32> && std::is_same_v<Out, float>);
+      (is_16bit<T> && is_supported_output<T, Out>) ||
+      ((std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) && std::is_same_v<Out, float>);
 
   template <class In, Op OpA = Op::N, Op OpB = Op::N>
   using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers>;
@@ -116,14 +118,15 @@ struct HopperPolicy {
   static int smem_bytes() { return Shape<In>::kSmemBytes; }
 
   // Whether TMA reads A (B) as the caller stores it: always for 16-bit types; for TF32 only when it
-  // is K-major (otherwise the transposing pass reads it, element by element).
+  // is K-major (otherwise the transposing pass reads it, element by element); never for 3xTF32 (the
+  // split reads it).
   template <class T, class Args>
   static bool tma_reads_a(const Args& a) {
-    return !std::is_same_v<T, tf32> || a.op_a == Op::N;
+    return std::is_same_v<T, tf32> ? a.op_a == Op::N : !std::is_same_v<T, tf32x3>;
   }
   template <class T, class Args>
   static bool tma_reads_b(const Args& a) {
-    return !std::is_same_v<T, tf32> || a.op_b == Op::T;
+    return std::is_same_v<T, tf32> ? a.op_b == Op::T : !std::is_same_v<T, tf32x3>;
   }
 
   // What TMA can read: anything else is refused before any CUDA call.
@@ -152,6 +155,15 @@ struct HopperPolicy {
   template <class T, class Layouts, class Args>
   static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
+    if constexpr (std::is_same_v<T, tf32x3>) {
+      return launch_tf32x3(caller_args, dev, stream);
+    } else {
+      return launch_staged<T, Layouts>(caller_args, dev, stream);
+    }
+  }
+
+  template <class T, class Layouts, class Args>
+  static Status launch_staged(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     // The layouts the kernel reads: TF32 only A row-major and B transposed (see plan_staging).
     using Reads = std::conditional_t<std::is_same_v<T, tf32>, detail::Ops<Op::N, Op::T>, Layouts>;
     return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
@@ -171,6 +183,48 @@ struct HopperPolicy {
     });
   }
 
+  // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh: hi, lo and hi with Inf/NaN as 0,
+  // k contiguous), then three passes of the TF32 kernel into C, smallest terms first so that the
+  // large one is added last: C = alpha a_lo b_hi + beta C; C += alpha a_hi b_lo; C += alpha a_hi b_hi.
+  // Scratch: 3 (m + n) round_up(k, 4) floats (and C's staging copy, as for other types).
+  template <class Args>
+  static Status launch_tf32x3(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    using L = detail::Ops<Op::N, Op::T>;
+    if (Status s = prepare<L, Args>(dev); s != Status::Success) return s;
+    const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
+    const int ld = static_cast<int>(detail::ceil_div(caller_args.k, 4) * 4);
+    const long long plane_a = (static_cast<long long>(caller_args.m) * ld + 63) / 64 * 64;  // 256-byte multiples
+    const long long plane_b = (static_cast<long long>(caller_args.n) * ld + 63) / 64 * 64;
+    detail::StreamWorkspace workspace(stream);
+    char* scratch = nullptr;
+    const std::size_t split_bytes = static_cast<std::size_t>(3 * (plane_a + plane_b)) * sizeof(float);
+    if (Status s = workspace.allocate(scratch, staging.bytes + split_bytes); s != Status::Success) return s;
+    float* a = reinterpret_cast<float*>(scratch + staging.bytes);
+    float* b = a + 3 * plane_a;
+    const Args& c = caller_args;
+    Status s = c.op_a == Op::N ? detail::split_tf32<false>(c.A, c.lda, c.m, c.k, a, ld, plane_a, dev, stream)
+                               : detail::split_tf32<true>(c.A, c.lda, c.k, c.m, a, ld, plane_a, dev, stream);
+    if (s != Status::Success) return s;
+    s = c.op_b == Op::T ? detail::split_tf32<false>(c.B, c.ldb, c.n, c.k, b, ld, plane_b, dev, stream)
+                        : detail::split_tf32<true>(c.B, c.ldb, c.k, c.n, b, ld, plane_b, dev, stream);
+    if (s != Status::Success) return s;
+    Args args = caller_args;
+    if (Status st = stage_in(args, staging, scratch, dev, stream); st != Status::Success) return st;
+    args.lda = args.ldb = ld;
+    args.op_a = Op::N, args.op_b = Op::T;
+    const float* hi[2] = {a, b};
+    const float* lo[2] = {a + plane_a, b + plane_b};
+    const float* hi_finite[2] = {a + 2 * plane_a, b + 2 * plane_b};
+    const float* passes[3][2] = {{lo[0], hi_finite[1]}, {hi_finite[0], lo[1]}, {hi[0], hi[1]}};
+    for (int p = 0; p < 3; ++p) {
+      args.A = passes[p][0], args.B = passes[p][1];
+      if (p > 0) args.beta = 1.0f;
+      if (Status st = launch_layout<L>(args, dev, stream); st != Status::Success) return st;
+    }
+    if (staging.kind[2] == Staging::None) return Status::Success;
+    return detail::unpack_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
+  }
+
   template <class L, class Args>
   static Status prepare(const detail::DeviceInfo& dev) {
     using S = Shape<typename Args::Element, L::a, L::b>;
@@ -183,15 +237,18 @@ struct HopperPolicy {
   //   A, B: TF32 wgmma reads only K-major operands, so an A stored k x m or a B stored k x n is copied
   //         transposed (k contiguous); with PackMisalignedOperands, an operand TMA cannot read is
   //         copied with 16-byte-aligned rows.
-  //   C:    with PackMisalignedOperands, a C whose rows are not 16-byte aligned (an odd ldc of bf16)
-  //         is computed in an aligned copy (which first receives C when beta != 0: the kernel reads
-  //         it) and copied back after the kernel, instead of being stored element by element.
+  //   C:    with PackMisalignedOperands, a C of at least 2^22 elements whose rows are not 16-byte
+  //         aligned (an odd ldc of bf16) is computed in an aligned copy (which first receives C when
+  //         beta != 0: the kernel reads it) and copied back after the kernel, instead of being stored
+  //         element by element from registers (measured: 4096 x 4097 bf16, 150 us of stores).
   struct Staging {
     enum Kind { None, Transpose, Pack };
     Kind kind[3] = {None, None, None};  // A, B, C
     int rows[3] = {}, row_len[3] = {}, ld[3] = {};
     std::size_t offset[3] = {}, bytes = 0;
   };
+
+  static constexpr long long kStageCFromElements = 1 << 22;
 
   template <class T, class Args>
   static Staging plan_staging(const Args& args) {
@@ -207,7 +264,7 @@ struct HopperPolicy {
     const int mn[2] = {args.m, args.n};
     const In* stored[2] = {args.A, args.B};
     const int lds[2] = {args.lda, args.ldb};
-    for (int x = 0; x < 2; ++x) {
+    for (int x = 0; x < 2 && !std::is_same_v<T, tf32x3>; ++x) {
       const bool k_major = (x == 0) == (ops[x] == Op::N);  // op N of A and op T of B keep k contiguous
       if (std::is_same_v<T, tf32> && !k_major) {
         st.kind[x] = Staging::Transpose;
@@ -221,7 +278,9 @@ struct HopperPolicy {
       st.ld[x] = aligned_ld(st.row_len[x], detail::kElemsPer16B<In>);
       reserve(x, sizeof(In));
     }
-    if (Operands::kPack && !sm90::tma_compatible(args.C, args.ldc)) {
+    // A small C costs more in the extra launch and allocation than its stores from registers do.
+    if (Operands::kPack && !sm90::tma_compatible(args.C, args.ldc) &&
+        static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
       st.kind[2] = Staging::Pack;
       st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = aligned_ld(args.n, detail::kElemsPer16B<Out>);
       reserve(2, sizeof(Out));
