@@ -15,6 +15,13 @@
 //                           tma_store set (beta == 0, C as TMA needs it), results leave through
 //                           the TMA engine (store_block_tma), so the consumers start the next tile
 //                           while the previous one's stores drain.
+//
+// kPromote (3xTF32): the tensor cores' fp32 accumulation truncates, and over a long k its error grows
+// about linearly (measured: 8x strict fp32's at k = 4096). With kPromote each stage's product goes
+// into its own registers (the first wgmma overwrites them) and is added to the running sum with
+// ordinary round-to-nearest adds once the stage's wgmmas are done: the truncation then only
+// accumulates over one stage (32 k). It costs the overlap of two stages of wgmma and twice the
+// accumulator registers (tiles of at most 128 columns).
 #include <cuda.h>
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
@@ -24,7 +31,7 @@
 
 namespace gemm::sm90 {
 
-template <class Args, class Shape, class Raster>
+template <class Args, class Shape, class Raster, bool kPromote = false>
 __global__ void __launch_bounds__(128, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, const Args args) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -53,10 +60,19 @@ __global__ void __launch_bounds__(128, 1)
   for (int kb = 0; kb < k_blocks; ++kb) {
     ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
     ptx::wgmma_fence();
-    mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), 0);
-    ptx::wgmma_commit();
-    ptx::wgmma_wait<0>();
-    fence_accumulators<Shape>(acc);
+    if constexpr (kPromote) {
+      float part[Shape::kMmaM][Shape::kAccRegs];
+      mma_stage<Shape>(part, st.a(pos.stage), st.b(pos.stage), 0, 0);
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      fence_accumulators<Shape>(part);
+      add_accumulators<Shape>(acc, part);
+    } else {
+      mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), 0);
+      ptx::wgmma_commit();
+      ptx::wgmma_wait<0>();
+      fence_accumulators<Shape>(acc);
+    }
     __syncthreads();  // every warp is done with the stage before it is refilled
     if (threadIdx.x == 0 && kb + Shape::kStages < k_blocks)
       st.load(pos.stage, &map_a, &map_b, m0, n0, kb + Shape::kStages);
@@ -76,7 +92,7 @@ __global__ void __launch_bounds__(128, 1)
 inline constexpr int kProducerRegs = 40;
 inline constexpr int kConsumerRegs = 232;
 
-template <class Args, class Shape, class Raster, bool kPersistent>
+template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                             const __grid_constant__ CUtensorMap map_c, const Args args, const int tma_store) {
@@ -130,19 +146,34 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] = 0.0f;
 
       int previous = -1;  // the stage whose wgmmas may still be reading it
-      for (int kb = 0; kb < k_blocks; ++kb) {
-        ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
-        ptx::wgmma_fence();
-        mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), row);
-        ptx::wgmma_commit();
-        ptx::wgmma_wait<1>();  // the previous stage's wgmmas have finished: hand it back
-        if (leader && previous >= 0) ptx::mbarrier_arrive(st.empty(previous));
-        previous = pos.stage;
-        pos.advance();
+      if constexpr (kPromote) {
+        float part[Shape::kMmaM][Shape::kAccRegs];
+        for (int kb = 0; kb < k_blocks; ++kb) {
+          ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+          ptx::wgmma_fence();
+          mma_stage<Shape>(part, st.a(pos.stage), st.b(pos.stage), row, 0);
+          ptx::wgmma_commit();
+          ptx::wgmma_wait<0>();
+          fence_accumulators<Shape>(part);
+          if (leader) ptx::mbarrier_arrive(st.empty(pos.stage));
+          add_accumulators<Shape>(acc, part);
+          pos.advance();
+        }
+      } else {
+        for (int kb = 0; kb < k_blocks; ++kb) {
+          ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+          ptx::wgmma_fence();
+          mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), row);
+          ptx::wgmma_commit();
+          ptx::wgmma_wait<1>();  // the previous stage's wgmmas have finished: hand it back
+          if (leader && previous >= 0) ptx::mbarrier_arrive(st.empty(previous));
+          previous = pos.stage;
+          pos.advance();
+        }
+        ptx::wgmma_wait<0>();
+        fence_accumulators<Shape>(acc);
+        if (leader) ptx::mbarrier_arrive(st.empty(previous));
       }
-      ptx::wgmma_wait<0>();
-      fence_accumulators<Shape>(acc);
-      if (leader) ptx::mbarrier_arrive(st.empty(previous));
       if constexpr (Shape::kEpilogueBytes > 0) {
         // TMA clips stores at the matrix edge only to 16-byte granularity along a row, so a tile
         // that ends inside a row whose length is not a multiple of 16 bytes stores from registers.

@@ -76,17 +76,28 @@ struct RingPosition {
   }
 };
 
-// The warpgroup's wgmmas over one stage: its kWgRows x BN block += A rows [row, row + kWgRows) x B.
+// The warpgroup's wgmmas over one stage: its kWgRows x BN block += A rows [row, row + kWgRows) x B,
+// or, with accumulate = 0, = (the first wgmma ignores what acc holds).
 template <class Shape>
 __device__ __forceinline__ void mma_stage(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const char* a_tile,
-                                          const char* b_tile, int row) {
+                                          const char* b_tile, int row, int accumulate = 1) {
 #pragma unroll
   for (int kk = 0; kk < Shape::BK; kk += Shape::Mma::kK) {
     const std::uint64_t desc_b = Shape::TileB::descriptor(b_tile, 0, kk);
 #pragma unroll
     for (int mi = 0; mi < Shape::kMmaM; ++mi)
-      Shape::Mma::mma(acc[mi], Shape::TileA::descriptor(a_tile, row + 64 * mi, kk), desc_b);
+      Shape::Mma::mma(acc[mi], Shape::TileA::descriptor(a_tile, row + 64 * mi, kk), desc_b, kk == 0 ? accumulate : 1);
   }
+}
+
+// acc += part, in ordinary fp32 adds (round to nearest).
+template <class Shape>
+__device__ __forceinline__ void add_accumulators(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
+                                                 const float (&part)[Shape::kMmaM][Shape::kAccRegs]) {
+#pragma unroll
+  for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+    for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] += part[mi][i];
 }
 
 template <class Shape>

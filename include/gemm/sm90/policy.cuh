@@ -144,13 +144,25 @@ struct HopperPolicy {
     return Status::Success;
   }
 
-  template <class Args, class S>
+  template <class Args, class S, bool kPromote = false>
   static constexpr auto kernel() {
     if constexpr (Schedule::kWarpSpecialized)
-      return &sm90::warp_specialized_kernel<Args, S, Raster, Schedule::kPersistent>;
+      return &sm90::warp_specialized_kernel<Args, S, Raster, Schedule::kPersistent, kPromote>;
     else
-      return &sm90::wgmma_kernel<Args, S, Raster>;
+      return &sm90::wgmma_kernel<Args, S, Raster, kPromote>;
   }
+
+  // 3xTF32's kernel: the accumulators are promoted stage by stage (kernels.cuh), which needs a
+  // second set of them, so the tile is at most 128 wide, with as many 32-k stages as fit.
+  static constexpr int kSplitBN = Tile::BN < 128 ? Tile::BN : 128;
+  static constexpr int kSplitStages = [] {
+    constexpr int stage = (Tile::BM + kSplitBN) * 32 * 4;
+    constexpr int budget = 227 * 1024 - Schedule::kConsumers * Epilogue::kBuffers - 2048;
+    return budget / stage < 8 ? budget / stage : 8;
+  }();
+  template <class Args>
+  using SplitShape = sm90::BlockShape<float, Tile::BM, kSplitBN, kSplitStages, Schedule::kConsumers, Op::N, Op::T,
+                                      Epilogue::kBuffers>;
 
   template <class T, class Layouts, class Args>
   static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
@@ -184,13 +196,16 @@ struct HopperPolicy {
   }
 
   // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh: hi, lo and hi with Inf/NaN as 0,
-  // k contiguous), then three passes of the TF32 kernel into C, smallest terms first so that the
-  // large one is added last: C = alpha a_lo b_hi + beta C; C += alpha a_hi b_lo; C += alpha a_hi b_hi.
+  // k contiguous), then three passes of the TF32 kernel, with promoted accumulators, into C, smallest
+  // terms first so that the large one is added last:
+  // C = alpha a_lo b_hi + beta C; C += alpha a_hi b_lo; C += alpha a_hi b_hi.
   // Scratch: 3 (m + n) round_up(k, 4) floats (and C's staging copy, as for other types).
   template <class Args>
   static Status launch_tf32x3(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    using L = detail::Ops<Op::N, Op::T>;
-    if (Status s = prepare<L, Args>(dev); s != Status::Success) return s;
+    using S = SplitShape<Args>;
+    constexpr auto kKernel = kernel<Args, S, true>();
+    if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
+    if (Status s = detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
     const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
     const int ld = static_cast<int>(detail::ceil_div(caller_args.k, 4) * 4);
     const long long plane_a = (static_cast<long long>(caller_args.m) * ld + 63) / 64 * 64;  // 256-byte multiples
@@ -219,7 +234,7 @@ struct HopperPolicy {
     for (int p = 0; p < 3; ++p) {
       args.A = passes[p][0], args.B = passes[p][1];
       if (p > 0) args.beta = 1.0f;
-      if (Status st = launch_layout<L>(args, dev, stream); st != Status::Success) return st;
+      if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
     }
     if (staging.kind[2] == Staging::None) return Status::Success;
     return detail::unpack_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
@@ -323,9 +338,13 @@ struct HopperPolicy {
 
   template <class L, class Args>
   static Status launch_layout(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    using In = typename Args::Element;
-    using S = Shape<In, L::a, L::b>;
-    constexpr auto kKernel = kernel<Args, S>();
+    using S = Shape<typename Args::Element, L::a, L::b>;
+    return launch_shape<S, kernel<Args, S>()>(args, dev, stream);
+  }
+
+  // Encodes the tensor maps and launches Kernel (prepared already) for block shape S.
+  template <class S, auto kKernel, class Args>
+  static Status launch_shape(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     CUtensorMap map_a, map_b;
     if (Status s = S::TileA::make_map(map_a, args.A, args.m, args.k, args.lda); s != Status::Success) return s;
     if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb); s != Status::Success) return s;
