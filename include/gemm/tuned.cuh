@@ -3,6 +3,7 @@
 // architecture, shape and alignment. And preset::All, every preset in ladder order.
 #include <algorithm>
 #include <type_traits>
+#include "mma/policy.cuh"
 #include "policy.cuh"
 #include "presets.cuh"
 #include "sm90/policy.cuh"
@@ -13,11 +14,16 @@ namespace gemm::preset {
 // Beyond the tutorials: the fastest compositions measured on the H100 (sm_90), picked per call by
 // type, architecture, shape and alignment. See docs/worklog.md for how each was chosen; on sm_80
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
-//   float, tf32: CUDA-core compositions from tools/autotune.cu (strict fp32; TF32 tensor-core
-//                kernels are not in yet, and strict fp32 is within TF32's error);
-//   double:      a CUDA-core composition;
+//   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
+//   tf32:        on sm_80+, mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80,
+//                the float choices (strict fp32 is within TF32's error);
+//   double:      on sm_80+, the FP64 tensor cores (Dmma's composition; any alignment); before, a
+//                CUDA-core composition;
 //   bf16, fp16:  on sm_90 with A and B as TMA needs them, the persistent warp-specialised wgmma
-//                kernel (Persistent's composition); otherwise WarpTiled on CUDA cores.
+//                kernel (Persistent's composition); on sm_80+ otherwise (sm_80-89, or rows TMA cannot
+//                read), mma.sync where A and B rows are 4-byte aligned (even leading dimensions);
+//                else WarpTiled on CUDA cores.
+// (The mma.sync and DMMA choices are not measured yet.)
 struct Tuned : Named<Tuned> {
   // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
   // a 3-stage cp.async pipeline 16 deep in k, and stream-K for the tiles of a last partial wave.
@@ -58,7 +64,17 @@ struct Tuned : Named<Tuned> {
   using Hopper = HopperTile<256, 4>;
   using HopperMedium = HopperTile<128, 6>;
   using HopperSmall = HopperTile<64, 8>;
-  // double: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
+  // bf16, fp16, tf32 on sm_80+ where wgmma cannot run: mma.sync. 128x256 tiles (MmaSync's
+  // composition) where they make at least one tile per SM, 128x128 tiles of 4 warps below that.
+  using Mma = MmaPolicy<MmaTile<128, 256, 64>, WarpTile<64, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
+                        SwizzledRaster<8>>;
+  using MmaSmall = MmaPolicy<MmaTile<128, 128, 64>, WarpTile<64, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
+                             SwizzledRaster<8>>;
+  // double on sm_80+: the FP64 tensor cores (Dmma's composition). Its 4 stages take 128 KB of shared
+  // memory, more than sm_86 and sm_89 give a block: those fall back to the CUDA-core composition.
+  using DoubleMma = MmaPolicy<MmaTile<128, 128, 128>, WarpTile<64, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
+                              SwizzledRaster<8>>;
+  // double before sm_80: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
   using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
                              SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
                              VectorEpilogue, SwizzledRaster<8>>;
@@ -70,28 +86,49 @@ struct Tuned : Named<Tuned> {
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
-           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
-           "}; tf32: the float choices (strict fp32 is within TF32's error); bf16, fp16: sm_90 and TMA-aligned A, B {" +
+           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double: sm_80+ {" +
+           DoubleMma::parts() + "}, else {" + Double::parts() +
+           "}; tf32: sm_80+ as bf16's mma.sync choices, else the float choices (strict fp32 is within TF32's error); "
+           "bf16, fp16: sm_90 and TMA-aligned A, B {" +
            Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
-           HopperSmall::parts() + "}, else {WarpTiled}";
+           HopperSmall::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
+           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; else {WarpTiled}";
   }
   template <class T>
   static int smem_bytes() {
     if constexpr (sizeof(T) == 8)
-      return Double::smem_bytes<T>();
+      return std::max(Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>());
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
-                       WarpTiled::smem_bytes<T>()});
+                       Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), WarpTiled::smem_bytes<T>()});
     else
-      return std::max({Large::smem_bytes<T>(), LargeMisaligned::smem_bytes<T>(), Small::smem_bytes<T>(),
-                       Skinny::smem_bytes<T>()});
+      return std::max({Large::smem_bytes<float>(), LargeMisaligned::smem_bytes<float>(), Small::smem_bytes<float>(),
+                       Skinny::smem_bytes<float>(), Mma::smem_bytes<tf32>(), MmaSmall::smem_bytes<tf32>()});
   }
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }  // misaligned input has a path
 
+  // A status after which a later choice may still run the call: this composition cannot run on
+  // this device (architecture, shared memory, or no code for it in the binary).
+  static bool try_another(Status s) {
+    return s == Status::UnsupportedArchitecture || s == Status::SharedMemoryTooLarge;
+  }
+
+  // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read.
+  template <class T, class L, class Args>
+  static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    const long long tiles = detail::ceil_div(args.m, Mma::Tile::BM) * detail::ceil_div(args.n, Mma::Tile::BN);
+    return tiles >= dev.sms ? Mma::template launch<T, L>(args, dev, stream)
+                            : MmaSmall::template launch<T, L>(args, dev, stream);
+  }
+
   template <class T, class L, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if constexpr (std::is_same_v<T, double>) {
+      if (dev.arch >= 80) {
+        const Status s = DoubleMma::template launch<T, L>(args, dev, stream);
+        if (!try_another(s)) return s;
+      }
       return Double::template launch<T, L>(args, dev, stream);
     } else if constexpr (is_16bit<T>) {
       if (dev.arch == 90 && Hopper::tma_compatible(args)) {
@@ -101,8 +138,18 @@ struct Tuned : Named<Tuned> {
                                              : HopperSmall::template launch<T, L>(args, dev, stream);
         if (s != Status::UnsupportedArchitecture) return s;  // a binary without sm_90a code falls through
       }
+      if (dev.arch >= 80 && Mma::copies_can_read(args)) {
+        const Status s = mma_sync<T, L>(args, dev, stream);
+        if (!try_another(s)) return s;
+      }
       return WarpTiled::template launch<T, L>(args, dev, stream);
     } else {
+      if constexpr (std::is_same_v<T, tf32>) {
+        if (dev.arch >= 80 && Mma::copies_can_read(args)) {  // float rows are always 4-byte aligned
+          const Status s = mma_sync<T, L>(args, dev, stream);
+          if (!try_another(s)) return s;
+        }
+      }
       if (dev.arch < 80) return WarpTiled::template launch<float, L>(args, dev, stream);  // no cp.async before sm_80
       const bool aligned = detail::all_vector_aligned(args);
       if (aligned && args.m <= 16 && args.k >= 1024) return Skinny::template launch<float, L>(args, dev, stream);
@@ -118,7 +165,8 @@ struct Tuned : Named<Tuned> {
 
 // Every preset, in ladder order: the CUDA-core tutorial stages, the tensor-core stages, Tuned.
 using All = TypeList<Naive, Coalesced, SmemTiled, BlockTile1D, BlockTile2D, Vectorized, BankConflictFree,
-                     DoubleBuffered, WarpTiled, MultiStage, Wgmma, WarpSpecialized, Persistent, Tuned>;
+                     DoubleBuffered, WarpTiled, MultiStage, Wmma, MmaSync, Dmma, Wgmma, WarpSpecialized, Persistent,
+                     Tuned>;
 
 // The presets of a list that serve math type T with C of type Out.
 template <class T, class Out, class List>
