@@ -48,7 +48,9 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
   static_assert(!is_math_type<T> || !is_supported_output<T, Out> || Policy::template kServes<T, Out>,
                 "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
                 "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
-                "tensor-core preset or Tuned. Each preset's comment in presets.cuh lists its types.");
+                "tensor-core preset or Tuned; the tensor-core presets compute bf16, fp16 and gemm::tf32 (Dmma: "
+                "double) and never strict float: name gemm::tf32 to allow TF32 rounding, or use a CUDA-core preset "
+                "or Tuned for float. Each preset's comment in presets.cuh lists its types.");
 
   // 1. Arguments, with no CUDA call.
   if (Status s = validate_sizes(args); s != Status::Success) return s;

@@ -83,8 +83,8 @@ TEST_CASE("Tuned's stream-K compositions are correct when the last wave is share
   }
 }
 
-// gemm::tf32 asks for TF32 math; until a TF32 tensor-core kernel serves it, Tuned computes it in
-// strict fp32, which is within TF32's error bound.
+// gemm::tf32 asks for TF32 math: on sm_80+ Tuned runs mma.sync with tf32 (MmaSync's compositions),
+// before sm_80 strict fp32, which is within TF32's error bound.
 TEST_CASE("Tuned<tf32> matches the fp64 reference within TF32's bound", "[gpu][Tuned][tf32]") {
   gemm_test::check_preset<gemm::preset::Tuned, gemm::tf32>();
 }
