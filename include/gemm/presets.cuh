@@ -140,8 +140,8 @@ struct MmaSync : MmaPolicy<MmaTile<128, 256, 64>, WarpTile<64, 64>, CpAsyncFragm
   static const char* name() { return "MmaSync"; }
 };
 
-// FP64 tensor cores (beside stage 12): double on DMMA, mma.m8n8k4.f64, which sm_80 and sm_90 run at
-// twice their CUDA-core FP64 rate (67 TFLOP/s on the H100). 128x128 block tiles of 8 warps of 64x32
+// FP64 tensor cores (beside stage 12): double on DMMA (mma.m8n8k4.f64 on sm_80, m16n8k4 on sm_90), which
+// runs at twice the CUDA-core FP64 rate (67 TFLOP/s on the H100). 128x128 block tiles of 8 warps of 64x32
 // (64 fp64 accumulators per thread), 16 doubles of k per stage, 4 cp.async stages with the fragment
 // pipeline, 64-bit fragment loads from a pair-swizzled layout (conflict-free), grouped tile order.
 // Rows that are not 16-byte aligned are copied 8 bytes at a time. Tuned uses it for double on sm_80+.

@@ -1,5 +1,7 @@
 #pragma once
-// DmmaMath: fp64 on the FP64 tensor cores (DMMA, sm_80 and newer): mma.m8n8k4.f64.
+// DmmaMath: fp64 on the FP64 tensor cores (DMMA, sm_80 and newer): mma.m8n8k4.f64 on sm_80 and
+// mma.m16n8k4.f64 on sm_90 (twice the work per instruction, as the H100's FP64 tensor cores do twice
+// the A100's per SM; the fragments are the same, two 8-row tiles form one 16-row tile).
 //
 // A lane's A fragment is one double, A[g][t], and its B fragment one double, B[t][g] (g = lane / 4,
 // t = lane % 4): the operand's m (or n) index is g and its k index t, whichever operand and however
@@ -10,7 +12,7 @@
 //
 // A warp owns WM x WN (WM/8 x WN/8 tiles of 8x8, two accumulators each); one k step is 4 deep.
 // With 64 x 32 warp tiles that is 64 accumulators (128 registers) per thread and, per k step,
-// 12 fragment loads for 32 DMMAs.
+// 12 fragment loads for 32 m8n8k4 (sm_90: 16 m16n8k4) DMMAs.
 #include <string>
 #include <type_traits>
 #include "../ptx/mma.cuh"
@@ -37,9 +39,9 @@ struct DmmaMath {
     using StageA = mma::OperandStage<In, Tile::BM, BK, kAKMajor, PairSwizzle>;
     using StageB = mma::OperandStage<In, Tile::BN, BK, kBKMajor, PairSwizzle>;
     static constexpr int WM = Warps::WM, WN = Warps::WN;
-    static_assert(WM % 8 == 0 && WN % 8 == 0,
-                  "DmmaMath: the warp tile must be a multiple of 8 x 8 (the DMMA shape m8n8k4); change "
-                  "WarpTile<WM, WN>.");
+    static_assert(WM % 16 == 0 && WN % 8 == 0,
+                  "DmmaMath: the warp tile must be a multiple of 16 x 8 (one m16n8k4 DMMA on sm_90, two m8n8k4 "
+                  "on sm_80); change WarpTile<WM, WN>.");
     static_assert(BK % kK == 0, "DmmaMath: a stage's k depth must be a whole number of k steps of 4.");
     static constexpr int MT = WM / 8;
     static constexpr int NT = WN / 8;
@@ -91,13 +93,14 @@ struct DmmaMath {
         f.b[nj] = *reinterpret_cast<const double*>(b_tile + b_cursor(dr<kBKMajor>(nj, step), dc<kBKMajor>(nj, step)));
     }
 
+    // 8x8 tiles 2p and 2p + 1 (rows g and g + 8 of a 16-row tile) go to one m16n8k4 on sm_90.
     __device__ static void multiply(const Fragment& f, Accumulators& acc) {
 #pragma unroll
-      for (int mi = 0; mi < MT; ++mi)
+      for (int p = 0; p < MT / 2; ++p)
 #pragma unroll
         for (int jj = 0; jj < NT; ++jj) {
-          const int nj = mi % 2 ? NT - 1 - jj : jj;
-          ptx::mma_m8n8k4_f64(acc.d[mi][nj], f.a[mi], f.b[nj]);
+          const int nj = p % 2 ? NT - 1 - jj : jj;
+          ptx::mma_m16n8k4_f64(acc.d[2 * p][nj], acc.d[2 * p + 1][nj], f.a[2 * p], f.a[2 * p + 1], f.b[nj]);
         }
     }
 

@@ -79,8 +79,10 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Args args
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // unreachable: the host refuses devices older than sm_80
 #else
-  extern __shared__ __align__(128) unsigned char smem_raw[];
-  char* smem = reinterpret_cast<char*>(smem_raw);
+  // Dynamic shared memory is only guaranteed 16-byte alignment; wmma's pointers need 32 bytes, so the
+  // stages start at the next 128-byte boundary (Cfg::kSmemBytes holds the slack).
+  extern __shared__ __align__(16) unsigned char mma_smem[];
+  char* smem = reinterpret_cast<char*>(mma_smem) + (128u - detail::smem_address(mma_smem) % 128u) % 128u;
   using Tile = typename Cfg::Tile;
   using Warp = typename Cfg::Warp;
   const int tiles_m = (args.m + Tile::BM - 1) / Tile::BM;

@@ -74,8 +74,9 @@ struct MmaPolicy {
     static constexpr int kWarpsN = MmaPolicy::kWarpsN;
     static constexpr bool kWide = kWideP;
     static constexpr int kStageBytes = Warp::StageA::kBytes + Warp::StageB::kBytes;
-    static constexpr int kSmemBytes = std::max(Pipeline::kStages * kStageBytes,
-                                               (kThreads / 32) * Warp::kEpilogueBytesPerWarp);
+    // The stages (or the epilogue's buffers), plus slack to align them to 128 bytes (mma/kernel.cuh).
+    static constexpr int kSmemBytes =
+        std::max(Pipeline::kStages * kStageBytes, (kThreads / 32) * Warp::kEpilogueBytesPerWarp) + 128;
   };
 
   // Shared memory per block for math type X (float counts as tf32; 0 for a type not served), the

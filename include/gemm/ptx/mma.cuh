@@ -10,6 +10,7 @@
 //            b[0] = B[t][g], b[1] = B[t+4][g].
 //   both:    D 16x8 fp32: d[0], d[1] = D[g][2t, 2t+1], d[2], d[3] = D[g+8][2t, 2t+1].
 //   m8n8k4 (f64): a = A[g][t], b = B[t][g], d[0], d[1] = D[g][2t, 2t+1].
+//   m16n8k4 (f64, sm_90): a[0] = A[g][t], a[1] = A[g+8][t], b = B[t][g], D as for m16n8k16.
 //
 // ldmatrix.x4 loads four 8x8 matrices of 16-bit elements: lanes 8i .. 8i+7 give the shared
 // addresses of matrix i's eight 16-byte rows, and register i of lane l receives row l / 4,
@@ -100,6 +101,22 @@ __device__ __forceinline__ void mma_m8n8k4_f64(double (&d)[2], double a, double 
                : "d"(a), "d"(b));
 #else
   (void)d, (void)a, (void)b;
+#endif
+}
+
+// d += a * b for a 16x8 fp64 tile, k = 4, given as two 8x8 tiles (rows g and g + 8): top/bottom.
+// sm_90 has mma.m16n8k4.f64 (the H100's FP64 tensor cores do twice the A100's work per SM and cycle;
+// its A fragment is a[0] = A[g][t], a[1] = A[g+8][t], B's b = B[t][g], D's d[0..1] = D[g][2t, 2t+1],
+// d[2..3] = D[g+8][2t, 2t+1]); sm_80 issues the two m8n8k4 halves. The fragments are the same.
+__device__ __forceinline__ void mma_m16n8k4_f64(double (&top)[2], double (&bottom)[2], double a_top, double a_bottom,
+                                                double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+               : "+d"(top[0]), "+d"(top[1]), "+d"(bottom[0]), "+d"(bottom[1])
+               : "d"(a_top), "d"(a_bottom), "d"(b));
+#else
+  mma_m8n8k4_f64(top, a_top, b);
+  mma_m8n8k4_f64(bottom, a_bottom, b);
 #endif
 }
 
