@@ -17,8 +17,8 @@ namespace gemm::preset {
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
 //   tf32:        on sm_80+, mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80,
 //                the float choices (strict fp32 is within TF32's error);
-//   double:      on sm_80+, the FP64 tensor cores (Dmma's composition; any alignment); before, a
-//                CUDA-core composition;
+//   double:      on sm_80+, the FP64 tensor cores (Dmma's composition, or 128x64 tiles for small C;
+//                any alignment); before, a CUDA-core composition;
 //   bf16, fp16:  on sm_90 with A and B as TMA needs them, the persistent warp-specialised wgmma
 //                kernel (Persistent's composition); on sm_80+ otherwise (sm_80-89, or rows TMA cannot
 //                read), mma.sync where A and B rows are 4-byte aligned (even leading dimensions);
@@ -65,15 +65,21 @@ struct Tuned : Named<Tuned> {
   using HopperMedium = HopperTile<128, 6>;
   using HopperSmall = HopperTile<64, 8>;
   // bf16, fp16, tf32 on sm_80+ where wgmma cannot run: mma.sync. 128x256 tiles (MmaSync's
-  // composition) where they make at least one tile per SM, 128x128 tiles of 4 warps below that.
+  // composition) where they make at least one tile per SM; below that 64x128 tiles of 4 warps of
+  // 32x64 (1024^2 is 128 such tiles, against 32 of 128x256).
   using Mma = MmaPolicy<MmaTile<128, 256, 64>, WarpTile<64, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
                         SwizzledRaster<8>>;
-  using MmaSmall = MmaPolicy<MmaTile<128, 128, 64>, WarpTile<64, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
+  using MmaSmall = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
                              SwizzledRaster<8>>;
-  // double on sm_80+: the FP64 tensor cores (Dmma's composition). Its 4 stages take 128 KB of shared
-  // memory, more than sm_86 and sm_89 give a block: those fall back to the CUDA-core composition.
+  // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
+  // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
+  // 4 warps of 64x32 spilled registers on the copies' addresses). Dmma's 4
+  // stages take 128 KB of shared memory, more than sm_86 and sm_89 give a block: those take the small
+  // tile (96 KB) and, where even that does not fit, the CUDA-core composition.
   using DoubleMma = MmaPolicy<MmaTile<128, 128, 128>, WarpTile<64, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
                               SwizzledRaster<8>>;
+  using DoubleMmaSmall = MmaPolicy<MmaTile<128, 64, 128>, WarpTile<32, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
+                                   SwizzledRaster<8>>;
   // double before sm_80: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
   using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
                              SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
@@ -86,8 +92,9 @@ struct Tuned : Named<Tuned> {
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
-           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double: sm_80+ {" +
-           DoubleMma::parts() + "}, else {" + Double::parts() +
+           "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double: sm_80+, at "
+           "least one such tile per SM {" + DoubleMma::parts() + "}, fewer {" + DoubleMmaSmall::parts() +
+           "}, before sm_80 {" + Double::parts() +
            "}; tf32: sm_80+ as bf16's mma.sync choices, else the float choices (strict fp32 is within TF32's error); "
            "bf16, fp16: sm_90 and TMA-aligned A, B {" +
            Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
@@ -97,7 +104,7 @@ struct Tuned : Named<Tuned> {
   template <class T>
   static int smem_bytes() {
     if constexpr (sizeof(T) == 8)
-      return std::max(Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>());
+      return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), WarpTiled::smem_bytes<T>()});
@@ -126,7 +133,12 @@ struct Tuned : Named<Tuned> {
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if constexpr (std::is_same_v<T, double>) {
       if (dev.arch >= 80) {
-        const Status s = DoubleMma::template launch<T, L>(args, dev, stream);
+        const long long tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 128);
+        if (tiles >= dev.sms) {
+          const Status s = DoubleMma::template launch<T, L>(args, dev, stream);
+          if (!try_another(s)) return s;
+        }
+        const Status s = DoubleMmaSmall::template launch<T, L>(args, dev, stream);
         if (!try_another(s)) return s;
       }
       return Double::template launch<T, L>(args, dev, stream);

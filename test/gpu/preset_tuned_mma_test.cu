@@ -56,6 +56,14 @@ TEST_CASE("Tuned's small-C mma.sync composition is correct on its own, every typ
   gemm_test::run_case<S, gemm::tf32>(Case{1531, 821, 1000, 0.5, -1.0, 3, 1, 1, 0, 0, 1}.with_ops(Op::T, Op::T));
 }
 
+TEST_CASE("Tuned's small-C DMMA composition is correct on its own, every layout", "[gpu][Tuned][double]") {
+  using S = Tuned::DoubleMmaSmall;
+  gemm_test::check_preset<S, double>();
+  gemm_test::run_case<S, double>(Case{1500, 2900, 300, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<S, double>(Case{1531, 821, 1000, 0.5, -1.0, 3, 1, 1, 1, 0, 1}.with_ops(Op::T, Op::T));
+  gemm_test::run_case<S, double>(Case{1024, 1024, 1024, 1.0, 0.5}.with_ops(Op::T, Op::N));
+}
+
 TEST_CASE("Tuned runs mma.sync for bf16 and tf32, and DMMA for double, on sm_80+", "[gpu][Tuned][bf16][tf32][double]") {
   const auto dev = device();
   if (dev.arch < 80) {
@@ -70,11 +78,16 @@ TEST_CASE("Tuned runs mma.sync for bf16 and tf32, and DMMA for double, on sm_80+
   // tf32 (any rows): the same.
   CHECK(same_bits<gemm::tf32, float, Tuned, gemm::preset::MmaSync>(big_m, big_n, 97, 97, big_n + 1, 1.0f));
   CHECK(same_bits<gemm::tf32, float, Tuned, Tuned::MmaSmall>(300, 200, 65, 65, 201, 0.0f));
-  // double: the FP64 tensor cores wherever their shared memory fits (sm_80, sm_90).
-  if (dev.smem_optin >= gemm::preset::Dmma::smem_bytes<double>()) {
-    CHECK(same_bits<double, double, Tuned, gemm::preset::Dmma>(500, 300, 77, 77, 300, 0.5f));
-    CHECK(same_bits<double, double, Tuned, gemm::preset::Dmma>(1030, 1100, 260, 260, 1101, 0.0f));
+  // double: the FP64 tensor cores wherever their shared memory fits (sm_80, sm_90): Dmma's 128x128
+  // tiles with at least one per SM (13 x 11 = 143 tiles here), 128x64 tiles below that.
+  if (dev.smem_optin >= gemm::preset::Dmma::smem_bytes<double>() && dev.sms <= 143) {
+    CHECK(same_bits<double, double, Tuned, gemm::preset::Dmma>(1664, 1408, 77, 77, 1408, 0.5f));
+    CHECK(same_bits<double, double, Tuned, gemm::preset::Dmma>(1630, 1400, 260, 261, 1401, 0.0f));
   } else {
-    WARN("this GPU gives a block less shared memory than Dmma needs: Tuned<double> takes the CUDA-core path");
+    WARN("Dmma's 128x128 tiles do not fit this GPU's shared memory (or it has more than 143 SMs): not checked");
+  }
+  if (dev.smem_optin >= Tuned::DoubleMmaSmall::smem_bytes<double>()) {
+    CHECK(same_bits<double, double, Tuned, Tuned::DoubleMmaSmall>(500, 300, 77, 77, 300, 0.5f));
+    CHECK(same_bits<double, double, Tuned, Tuned::DoubleMmaSmall>(1030, 1100, 33, 35, 1101, 0.0f));
   }
 }

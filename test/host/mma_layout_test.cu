@@ -376,6 +376,11 @@ TEST_CASE("Dmma's copies and 64-bit fragment loads give every lane its m8n8k4 fr
   check_dmma<gemm::preset::Dmma, Ops<Op::N, Op::T>>("Dmma");
   check_dmma<gemm::preset::Dmma, Ops<Op::T, Op::N>>("Dmma");
   check_dmma<gemm::preset::Dmma, Ops<Op::T, Op::T>>("Dmma");
+  using Small = gemm::preset::Tuned::DoubleMmaSmall;
+  check_dmma<Small, Ops<Op::N, Op::N>>("Tuned::DoubleMmaSmall");
+  check_dmma<Small, Ops<Op::N, Op::T>>("Tuned::DoubleMmaSmall");
+  check_dmma<Small, Ops<Op::T, Op::N>>("Tuned::DoubleMmaSmall");
+  check_dmma<Small, Ops<Op::T, Op::T>>("Tuned::DoubleMmaSmall");
 }
 
 TEST_CASE("Wmma's fragment pointers and leading dimensions read the padded tiles the copies fill", "[host][mma]") {
