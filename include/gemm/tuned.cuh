@@ -21,8 +21,9 @@ namespace gemm::preset {
 //                any alignment); before, a CUDA-core composition;
 //   bf16, fp16:  on sm_90 with A and B as TMA needs them, the persistent warp-specialised wgmma
 //                kernel (Persistent's composition); on sm_80+ otherwise (sm_80-89, or rows TMA cannot
-//                read), mma.sync where A and B rows are 4-byte aligned (even leading dimensions);
-//                else WarpTiled on CUDA cores.
+//                read), mma.sync: filled by cp.async where A and B rows are 4-byte aligned (even
+//                leading dimensions), else by element loads through registers; before sm_80,
+//                WarpTiled on CUDA cores.
 // (The mma.sync and DMMA choices are not measured yet.)
 struct Tuned : Named<Tuned> {
   // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
@@ -71,6 +72,10 @@ struct Tuned : Named<Tuned> {
                         SwizzledRaster<8>>;
   using MmaSmall = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
                              SwizzledRaster<8>>;
+  // bf16 and fp16 rows cp.async cannot read (odd leading dimensions, pointers 2 bytes off): the small
+  // tile with element-by-element loads through registers and two shared stages, still on tensor cores.
+  using MmaMisaligned = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, RegisterDoubleBuffer, MmaSyncMath,
+                                  SwizzledRaster<8>>;
   // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
   // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
   // 4 warps of 64x32 spilled registers on the copies' addresses). Dmma's 4
@@ -99,7 +104,8 @@ struct Tuned : Named<Tuned> {
            "bf16, fp16: sm_90 and TMA-aligned A, B {" +
            Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
            HopperSmall::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
-           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; else {WarpTiled}";
+           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
+           "}; before sm_80 {WarpTiled}";
   }
   template <class T>
   static int smem_bytes() {
@@ -107,7 +113,8 @@ struct Tuned : Named<Tuned> {
       return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
-                       Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), WarpTiled::smem_bytes<T>()});
+                       Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
+                       WarpTiled::smem_bytes<T>()});
     else
       return std::max({Large::smem_bytes<float>(), LargeMisaligned::smem_bytes<float>(), Small::smem_bytes<float>(),
                        Skinny::smem_bytes<float>(), Mma::smem_bytes<tf32>(), MmaSmall::smem_bytes<tf32>()});
@@ -150,8 +157,9 @@ struct Tuned : Named<Tuned> {
                                              : HopperSmall::template launch<T, L>(args, dev, stream);
         if (s != Status::UnsupportedArchitecture) return s;  // a binary without sm_90a code falls through
       }
-      if (dev.arch >= 80 && Mma::copies_can_read(args)) {
-        const Status s = mma_sync<T, L>(args, dev, stream);
+      if (dev.arch >= 80) {
+        const Status s = Mma::copies_can_read(args) ? mma_sync<T, L>(args, dev, stream)
+                                                    : MmaMisaligned::template launch<T, L>(args, dev, stream);
         if (!try_another(s)) return s;
       }
       return WarpTiled::template launch<T, L>(args, dev, stream);

@@ -56,6 +56,21 @@ TEST_CASE("Tuned's small-C mma.sync composition is correct on its own, every typ
   gemm_test::run_case<S, gemm::tf32>(Case{1531, 821, 1000, 0.5, -1.0, 3, 1, 1, 0, 0, 1}.with_ops(Op::T, Op::T));
 }
 
+// Rows cp.async cannot read (odd leading dimensions, pointers 2 bytes off): element loads through
+// registers. The standard cases as they are (misaligned ones included), and large odd shapes.
+TEST_CASE("Tuned's register-staged mma.sync composition is correct on any alignment, every layout",
+          "[gpu][Tuned][bf16][fp16][tf32]") {
+  using S = Tuned::MmaMisaligned;
+  gemm_test::check_preset<S, __nv_bfloat16>();
+  gemm_test::check_preset<S, __nv_bfloat16, float>();
+  gemm_test::check_preset<S, __half>();
+  gemm_test::check_preset<S, __half, float>();
+  gemm_test::check_preset<S, gemm::tf32>();
+  gemm_test::run_case<S, __nv_bfloat16>(Case{1023, 1025, 1021, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<S, __half, float>(Case{1531, 821, 1000, 0.5, -1.0, 3, 1, 1, 1, 3, 1}.with_ops(Op::T, Op::T));
+  gemm_test::run_case<S, __nv_bfloat16>(Case{2053, 1037, 77, -1.0, 1.0, 1, 0, 3, 1, 0, 0}.with_ops(Op::T, Op::N));
+}
+
 TEST_CASE("Tuned's small-C DMMA composition is correct on its own, every layout", "[gpu][Tuned][double]") {
   using S = Tuned::DoubleMmaSmall;
   gemm_test::check_preset<S, double>();
@@ -75,6 +90,9 @@ TEST_CASE("Tuned runs mma.sync for bf16 and tf32, and DMMA for double, on sm_80+
   const int big_m = 128 * ((dev.sms + 3) / 4 + 1), big_n = 256 * 4 + 32;
   CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, gemm::preset::MmaSync>(big_m, big_n, 130, 132, big_n, 0.5f));
   CHECK(same_bits<__nv_bfloat16, float, Tuned, Tuned::MmaSmall>(300, 200, 66, 68, 200, 0.0f));
+  // Odd leading dimensions: element loads through registers, still on tensor cores.
+  CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::MmaMisaligned>(1000, 777, 301, 301, 777, 0.5f));
+  CHECK(same_bits<__half, float, Tuned, Tuned::MmaMisaligned>(129, 333, 65, 67, 335, 0.0f));
   // tf32 (any rows): the same.
   CHECK(same_bits<gemm::tf32, float, Tuned, gemm::preset::MmaSync>(big_m, big_n, 97, 97, big_n + 1, 1.0f));
   CHECK(same_bits<gemm::tf32, float, Tuned, Tuned::MmaSmall>(300, 200, 65, 65, 201, 0.0f));

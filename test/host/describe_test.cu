@@ -69,6 +69,7 @@ TEST_CASE("the warp-level tensor-core presets name their parts, types and shared
   CHECK(has(Dmma::describe(), "MmaTile<128,128,128>"));
   CHECK(has(Tuned::describe(), "DmmaMath"));
   CHECK(has(Tuned::describe(), "MmaSyncMath"));
+  CHECK(has(Tuned::describe(), "ElementLoads<any-alignment>"));
   CHECK(Wmma::parts() != MultiStage::parts());
   CHECK(MmaSync::parts() != Wmma::parts());
   CHECK(Wmma::kMinArch == 80);

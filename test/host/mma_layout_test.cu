@@ -368,6 +368,8 @@ TEST_CASE("MmaSync's copies and ldmatrix/scalar fragment loads give every lane i
   check_mma_sync_layouts<gemm::tf32, gemm::preset::MmaSync>("MmaSync");
   check_mma_sync_layouts<__nv_bfloat16, gemm::preset::Tuned::MmaSmall>("Tuned::MmaSmall");
   check_mma_sync_layouts<gemm::tf32, gemm::preset::Tuned::MmaSmall>("Tuned::MmaSmall");
+  // The register-staged composition stores each chunk where the copies would put it.
+  check_mma_sync_layouts<__half, gemm::preset::Tuned::MmaMisaligned>("Tuned::MmaMisaligned");
 }
 
 TEST_CASE("Dmma's copies and 64-bit fragment loads give every lane its m8n8k4 fragment, conflict-free",

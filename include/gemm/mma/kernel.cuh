@@ -2,10 +2,11 @@
 // The mma family's kernel: one block per BM x BN tile of C. It only wires the parts together:
 //   the raster picks the tile; the math part's Warp gives each warp its WM x WN share, its shared
 //   operand tiles (OperandStage) and its fragments; OperandCopy fills a stage with cp.async; and the
-//   pipeline (the CUDA-core family's CpAsyncMultiStage or CpAsyncFragmentPipeline, unchanged) drives
-//   the k loop through the Mainloop below, which offers what those pipelines call:
-//     k_tiles, copy_async(stage, kt), compute(stage, acc), load_fragment(stage, step, f),
-//     multiply(f, acc), Fragment, kMathSteps.
+//   pipeline (the CUDA-core family's CpAsyncMultiStage, CpAsyncFragmentPipeline or, for rows cp.async
+//   cannot read, RegisterDoubleBuffer, unchanged) drives the k loop through the Mainloop below,
+//   which offers what those pipelines call:
+//     k_tiles, copy_async(stage, kt), compute(stage, acc[, during]), load_fragment(stage, step, f),
+//     multiply(f, acc), Fragment, kMathSteps; Regs, fetch(regs, kt), store(regs, stage).
 #include "../args.cuh"
 #include "../ptx/cp_async.cuh"
 #include "tile_copy.cuh"
@@ -38,22 +39,48 @@ struct Mainloop {
   __device__ char* stage_a(int s) const { return smem + s * Cfg::kStageBytes; }
   __device__ char* stage_b(int s) const { return smem + s * Cfg::kStageBytes + StageA::kBytes; }
 
-  // Tile kt of A and B into stage s. A tile past the end zero-fills and reads nothing (its k range
-  // lies outside the matrix), so pipelines may issue it unconditionally.
-  __device__ void copy_async(int s, int kt) const {
+  // Tile kt of an operand as stored: its origin in global memory (possibly outside the matrix), and
+  // how many of its stored rows and row elements lie inside the matrix.
+  struct TileView {
+    const In* origin;
+    int rows, cols;
+  };
+  __device__ TileView a_view(int kt) const {
     const int kk = kt * BK;
     if constexpr (StageA::kKMajor)  // stored m x k: rows m0.., columns kk..
-      CopyA::template copy<Cfg::kWide>(stage_a(s), args.A + static_cast<long long>(m0) * args.lda + kk, args.lda,
-                                       args.m - m0, args.k - kk, args.A, tid);
+      return {args.A + static_cast<long long>(m0) * args.lda + kk, args.m - m0, args.k - kk};
     else  // stored k x m
-      CopyA::template copy<Cfg::kWide>(stage_a(s), args.A + static_cast<long long>(kk) * args.lda + m0, args.lda,
-                                       args.k - kk, args.m - m0, args.A, tid);
+      return {args.A + static_cast<long long>(kk) * args.lda + m0, args.k - kk, args.m - m0};
+  }
+  __device__ TileView b_view(int kt) const {
+    const int kk = kt * BK;
     if constexpr (StageB::kKMajor)  // stored n x k
-      CopyB::template copy<Cfg::kWide>(stage_b(s), args.B + static_cast<long long>(n0) * args.ldb + kk, args.ldb,
-                                       args.n - n0, args.k - kk, args.B, tid);
+      return {args.B + static_cast<long long>(n0) * args.ldb + kk, args.n - n0, args.k - kk};
     else  // stored k x n
-      CopyB::template copy<Cfg::kWide>(stage_b(s), args.B + static_cast<long long>(kk) * args.ldb + n0, args.ldb,
-                                       args.k - kk, args.n - n0, args.B, tid);
+      return {args.B + static_cast<long long>(kk) * args.ldb + n0, args.k - kk, args.n - n0};
+  }
+
+  // Tile kt of A and B into stage s with cp.async. A tile past the end zero-fills and reads nothing
+  // (its k range lies outside the matrix), so pipelines may issue it unconditionally.
+  __device__ void copy_async(int s, int kt) const {
+    const TileView a = a_view(kt), b = b_view(kt);
+    CopyA::template copy<Cfg::kWide>(stage_a(s), a.origin, args.lda, a.rows, a.cols, args.A, tid);
+    CopyB::template copy<Cfg::kWide>(stage_b(s), b.origin, args.ldb, b.rows, b.cols, args.B, tid);
+  }
+
+  // Register-staged pipelines: tile kt into registers, element by element, then into stage s.
+  struct Regs {
+    typename CopyA::Regs a;
+    typename CopyB::Regs b;
+  };
+  __device__ void fetch(Regs& regs, int kt) const {
+    const TileView a = a_view(kt), b = b_view(kt);
+    CopyA::fetch(regs.a, a.origin, args.lda, a.rows, a.cols, tid);
+    CopyB::fetch(regs.b, b.origin, args.ldb, b.rows, b.cols, tid);
+  }
+  __device__ void store(const Regs& regs, int s) const {
+    CopyA::store(regs.a, stage_a(s), tid);
+    CopyB::store(regs.b, stage_b(s), tid);
   }
 
   __device__ void load_fragment(int s, int step, Fragment& f) const { warp.load(f, stage_a(s), stage_b(s), step); }
@@ -63,14 +90,21 @@ struct Mainloop {
     Warp::multiply(f, acc);
   }
 
-  template <class Acc>
-  __device__ void compute(int s, Acc& acc) const {
+  // The math over stage s; during() runs inside it, once the first fragments are loaded (the register
+  // double buffer issues its next global loads there).
+  template <class Acc, class During>
+  __device__ void compute(int s, Acc& acc, During&& during) const {
 #pragma unroll
     for (int step = 0; step < kMathSteps; ++step) {
       Fragment f;
       load_fragment(s, step, f);
+      if (step == 0) during();
       multiply(f, acc);
     }
+  }
+  template <class Acc>
+  __device__ void compute(int s, Acc& acc) const {
+    compute(s, acc, [] {});
   }
 };
 

@@ -6,14 +6,18 @@
 //   Math:       WmmaMath (nvcuda::wmma), MmaSyncMath (mma.sync + ldmatrix: bf16, fp16, tf32) or
 //               DmmaMath (mma.m8n8k4.f64: double). The math part also picks the shared layouts its
 //               fragment loads read without bank conflicts (mma/smem_layout.cuh).
-//   Pipeline:   the CUDA-core family's cp.async pipelines: CpAsyncMultiStage<S> (whole stages) or
+//   Pipeline:   the CUDA-core family's pipelines: CpAsyncMultiStage<S> (whole stages) or
 //               CpAsyncFragmentPipeline<S> (fragments double-buffered in registers, the barrier
-//               before a stage's last k step).
-//   OnMisaligned: Misaligned::Reject: A and B rows must be 16-byte aligned (pointer and leading
-//               dimension), else Status::MisalignedA/B. Misaligned::ScalarPath: a second kernel copies
-//               4 bytes at a time (8 for double) when rows are not 16-byte aligned; 16-bit inputs then
-//               still need 4-byte rows (an even leading dimension, a 4-byte-aligned pointer), else
-//               MisalignedA/B. tf32 (float) and double rows are always aligned enough for it.
+//               before a stage's last k step) fill the stages with cp.async; RegisterDoubleBuffer
+//               loads element by element through registers into two stages, for rows of any
+//               alignment (an odd leading dimension of 16-bit elements), at the cost of the
+//               registers and instructions of those loads.
+//   OnMisaligned (cp.async pipelines): Misaligned::Reject: A and B rows must be 16-byte aligned
+//               (pointer and leading dimension), else Status::MisalignedA/B. Misaligned::ScalarPath:
+//               a second kernel copies 4 bytes at a time (8 for double) when rows are not 16-byte
+//               aligned; 16-bit inputs then still need 4-byte rows (an even leading dimension, a
+//               4-byte-aligned pointer), else MisalignedA/B. tf32 (float) and double rows are always
+//               aligned enough for it. A register-staged pipeline takes any alignment.
 // C needs only its element alignment (mma/epilogue.cuh), M, N and K are any size (zero-filled
 // edges), every layout of A and B is served, and beta == 0 never reads C.
 #include <algorithm>
@@ -47,17 +51,20 @@ struct MmaPolicy {
   static constexpr int kWarpsN = Tile::BN / Warps::WN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static_assert(kThreads <= 1024, "MmaPolicy: more than 32 warps per block; use larger warp tiles or a smaller block tile.");
-  static_assert(!Pipeline::kRegisterStaged && Pipeline::kMinArch == 80,
-                "MmaPolicy: the mma family fills its stages with cp.async; use CpAsyncMultiStage<S> or "
-                "CpAsyncFragmentPipeline<S> as the pipeline.");
-  static constexpr bool kNarrowCopies = OnMisaligned == Misaligned::ScalarPath;
+  static constexpr bool kRegisterStaged = Pipeline::kRegisterStaged;
+  static_assert(kRegisterStaged || Pipeline::kMinArch == 80,
+                "MmaPolicy: use CpAsyncMultiStage<S>, CpAsyncFragmentPipeline<S> or RegisterDoubleBuffer as the "
+                "pipeline.");
+  static constexpr bool kNarrowCopies = OnMisaligned == Misaligned::ScalarPath && !kRegisterStaged;
 
   static constexpr int kMinArch = 80;
   static const char* name() { return "MmaPolicy"; }
   static std::string parts() {
     return Tile::describe() + ", " + Warps::describe() + ", " + Pipeline::describe() + ", " + Math::describe() +
            ", " + Raster::describe() +
-           (kNarrowCopies ? ", CpAsync<16B,4B|8B-if-misaligned>" : ", CpAsync<16B,reject-misaligned>");
+           (kRegisterStaged  ? ", ElementLoads<any-alignment>"
+            : kNarrowCopies  ? ", CpAsync<16B,4B|8B-if-misaligned>"
+                             : ", CpAsync<16B,reject-misaligned>");
   }
 
   template <class T, class Out>
@@ -93,9 +100,12 @@ struct MmaPolicy {
     }
   }
 
-  // The row alignment (bytes) the copies need of A and B: 16, or with narrow copies 4 (8 for double).
+  // The row alignment (bytes) the copies need of A and B: 16, or with narrow copies 4 (8 for double);
+  // element loads need only the element's own.
   template <class In>
-  static constexpr int kRowAlignment = kNarrowCopies ? std::max(4, static_cast<int>(sizeof(In))) : 16;
+  static constexpr int kRowAlignment = kRegisterStaged ? static_cast<int>(sizeof(In))
+                                       : kNarrowCopies ? std::max(4, static_cast<int>(sizeof(In)))
+                                                       : 16;
 
   template <class Args>
   static bool copies_can_read(const Args& a) {
@@ -133,7 +143,9 @@ struct MmaPolicy {
         if constexpr (kNarrowCopies) {
           return wide ? run<Args, Config<T, L, true>>(args, dev, stream) : run<Args, Config<T, L, false>>(args, dev, stream);
         } else {
-          return run<Args, Config<T, L, true>>(args, dev, stream);  // check_alignment let only aligned rows through
+          // Reject: check_alignment let only 16-byte rows through; register-staged: one kernel for all.
+          (void)wide;
+          return run<Args, Config<T, L, true>>(args, dev, stream);
         }
       });
     }

@@ -14,8 +14,13 @@
 //   narrow:  4-byte copies (8 for double) per chunk, for rows aligned only to that; 16-bit inputs
 //            then need an even leading dimension and a 4-byte-aligned pointer (cp.async copies no
 //            fewer than 4 bytes).
+// And, for register-staged pipelines, fetch + store: each chunk is loaded element by element into
+// registers (any alignment: an odd leading dimension of 16-bit elements, say) and stored to shared
+// memory as one 16-byte piece, at the same place a copy would put it.
 #include <cstdint>
+#include "../detail/vector.cuh"
 #include "../ptx/cp_async.cuh"
+#include "../types.cuh"
 
 namespace gemm::mma {
 
@@ -103,6 +108,36 @@ struct OperandCopy {
         }
       }
     }
+  }
+
+  // Register-staged: this thread's chunks of the tile, element by element (2-, 4- or 8-byte loads;
+  // any alignment), zeros outside the matrix; then one 16-byte shared store per chunk.
+  using Chunk = detail::Vector<In, Stage::kElemsPerChunk>;
+  struct Regs {
+    Chunk chunk[kIters];
+  };
+  __device__ static void fetch(Regs& regs, const In* origin, long long ld, int rows, int cols, int tid) {
+    const int col = chunk(tid) * Stage::kElemsPerChunk;
+    const int col_left = cols - col;
+    const In* first = origin + static_cast<long long>(first_row(tid)) * ld + col;
+    const long long step = static_cast<long long>(kRowStep) * ld;
+#pragma unroll
+    for (int i = 0; i < kIters; ++i) {
+      const In* src = first + i * step;
+      const bool row_in = row(tid, i) < rows;
+      if (row_in && col_left >= Stage::kElemsPerChunk) {
+#pragma unroll
+        for (int e = 0; e < Stage::kElemsPerChunk; ++e) regs.chunk[i].v[e] = src[e];
+      } else {
+#pragma unroll
+        for (int e = 0; e < Stage::kElemsPerChunk; ++e)
+          regs.chunk[i].v[e] = row_in && e < col_left ? src[e] : detail::convert<In>(0.0f);
+      }
+    }
+  }
+  __device__ static void store(const Regs& regs, char* smem, int tid) {
+#pragma unroll
+    for (int i = 0; i < kIters; ++i) *reinterpret_cast<Chunk*>(smem + dst_offset(tid, i)) = regs.chunk[i];
   }
 };
 
