@@ -68,8 +68,10 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
   static_assert(!kTypeOk || !kOutputOk || kPolicyOk,
                 "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
                 "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
-                "tensor-core preset or Tuned; the Hopper presets compute bf16, fp16, tf32 and tf32x3. Each preset's comment "
-                "in presets.cuh lists its types.");
+                "tensor-core preset or Tuned; the tensor-core presets compute bf16, fp16 and gemm::tf32 (the Hopper "
+                "ones also gemm::tf32x3; Dmma: double) and never strict float: name gemm::tf32 to allow TF32 "
+                "rounding, or use a CUDA-core preset or Tuned for float. Each preset's comment in presets.cuh lists "
+                "its types.");
   if constexpr (kTypeOk && kOutputOk && kPolicyOk)
     return run_valid_types<T, Policy, Layouts, Out>(args, stream);
   else

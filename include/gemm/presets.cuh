@@ -3,15 +3,23 @@
 // before it by the part that the tutorial changed; diff two neighbours to see one idea.
 //
 // Types: the CUDA-core stages compute float and double (WarpTiled also bf16 and fp16 inputs); the
-// Hopper stages compute bf16 and fp16 inputs (C in the input type or float). Every preset takes every
-// layout of A and B (gemm::Op) and both entry points (row-major, and blas:: column-major).
+// warp-level tensor-core stages (Wmma, MmaSync) compute bf16 and fp16 inputs (C in the input type or
+// float) and gemm::tf32 (float data, TF32 math, float C), never plain float; Dmma computes double on
+// the FP64 tensor cores; the Hopper stages compute bf16 and fp16 inputs (C in the input type or
+// float). Every preset takes every layout of A and B (gemm::Op) and both entry points (row-major,
+// and blas:: column-major).
 // Alignment: the CUDA-core presets accept any pointer aligned to its element type and any leading
 // dimension: presets with VectorLoader<> run a scalar-load instantiation of the same kernel when
-// A, B or C (or lda, ldb, ldc) are not 16-byte aligned. The Hopper presets need A and B as TMA reads
-// them (16-byte-aligned pointers, leading dimensions a multiple of 16 bytes) and return
-// Status::MisalignedA/B otherwise; Tuned takes another path for such input.
+// A, B or C (or lda, ldb, ldc) are not 16-byte aligned. Wmma needs A and B rows 16-byte aligned
+// (pointer and leading dimension) and returns Status::MisalignedA/B otherwise. MmaSync and Dmma copy
+// 16 bytes at a time where rows are 16-byte aligned and 4 bytes (Dmma: 8) otherwise; bf16 and fp16
+// rows must then still be 4-byte aligned (an even leading dimension), else MisalignedA/B. The Hopper
+// presets need A and B as TMA reads them (16-byte-aligned pointers, leading dimensions a multiple of
+// 16 bytes) and return Status::MisalignedA/B otherwise. Tuned takes another path for any input a
+// composition refuses. C may have any alignment in every preset.
 #include <algorithm>
 #include <type_traits>
+#include "mma/policy.cuh"
 #include "policy.cuh"
 #include "sm90/policy.cuh"
 #include "type_list.cuh"
@@ -102,6 +110,45 @@ struct MultiStage : TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 
                                 VectorEpilogue>,
                     Named<MultiStage> {
   static const char* name() { return "MultiStage"; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tensor cores at warp level (sm_80 and newer: sm_80, sm_86, sm_89, sm_90): bf16 and fp16 inputs with
+// C in the input type or float, gemm::tf32 with float C, and (Dmma) double. Every layout, any M, N, K.
+
+// Stage 11, WMMA: the math moves to tensor cores through CUDA's nvcuda::wmma fragments (16x16x16
+// for bf16 and fp16, 16x16x8 for tf32, fp32 accumulators): 8 warps of 64x32 over 128x128 block tiles,
+// shared tiles filled as MultiStage fills them (3 cp.async stages), here 32 bf16 (16 tf32) deep and
+// padded by 16 bytes per row so that wmma's loads do not conflict. Results leave through a per-warp
+// shared buffer, since wmma's accumulator layout is opaque. A and B rows must be 16-byte aligned.
+struct Wmma : MmaPolicy<MmaTile<128, 128, 64>, WarpTile<64, 32>, CpAsyncMultiStage<3>, WmmaMath, RowMajorRaster,
+                        Misaligned::Reject>,
+              Named<Wmma> {
+  static const char* name() { return "Wmma"; }
+};
+
+// Stage 12, mma.sync: the PTX instructions behind wmma, with layouts we choose. mma.m16n8k16
+// (tf32: m16n8k8) with fragments loaded by ldmatrix.x4 (.trans for operands stored MN-major) from
+// XOR-swizzled shared tiles with no padding and no bank conflicts; 128x256 block tiles of 8 warps of
+// 64x64 (128 fp32 accumulators per thread), 4 cp.async stages, fragments double-buffered in
+// registers with the barrier before a stage's last k step (CpAsyncFragmentPipeline), tiles handed
+// out in groups of 8 rows (L2 reuse), and accumulators stored straight from registers. Rows that are
+// not 16-byte aligned are copied 4 bytes at a time (bf16 and fp16 need an even leading dimension).
+struct MmaSync : MmaPolicy<MmaTile<128, 256, 64>, WarpTile<64, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
+                           SwizzledRaster<8>>,
+                 Named<MmaSync> {
+  static const char* name() { return "MmaSync"; }
+};
+
+// FP64 tensor cores (beside stage 12): double on DMMA (mma.m8n8k4.f64 on sm_80, m16n8k4 on sm_90), which
+// runs at twice the CUDA-core FP64 rate (67 TFLOP/s on the H100). 128x128 block tiles of 8 warps of 64x32
+// (64 fp64 accumulators per thread), 16 doubles of k per stage, 4 cp.async stages with the fragment
+// pipeline, 64-bit fragment loads from a pair-swizzled layout (conflict-free), grouped tile order.
+// Rows that are not 16-byte aligned are copied 8 bytes at a time. Tuned uses it for double on sm_80+.
+struct Dmma : MmaPolicy<MmaTile<128, 128, 128>, WarpTile<64, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
+                        SwizzledRaster<8>>,
+              Named<Dmma> {
+  static const char* name() { return "Dmma"; }
 };
 
 // ---------------------------------------------------------------------------------------------

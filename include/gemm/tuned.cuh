@@ -3,6 +3,7 @@
 // architecture, shape and alignment. And preset::All, every preset in ladder order.
 #include <algorithm>
 #include <type_traits>
+#include "mma/policy.cuh"
 #include "policy.cuh"
 #include "presets.cuh"
 #include "sm90/policy.cuh"
@@ -14,14 +15,19 @@ namespace gemm::preset {
 // type, architecture, shape and alignment. See docs/worklog.md for how each was chosen; on sm_80
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
-//   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first), else the
-//                float compositions (strict fp32 is within TF32's error);
+//   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first); on sm_80-89
+//                mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80, the float
+//                choices (strict fp32 is within TF32's error);
 //   tf32x3:      on sm_90 three passes of the TF32 Hopper kernel over split operands, else the
 //                float compositions (strict fp32 is at least as accurate);
-//   double:      a CUDA-core composition;
+//   double:      on sm_80+, the FP64 tensor cores (Dmma's composition, or 128x64 tiles for small C;
+//                any alignment); before, a CUDA-core composition;
 //   bf16, fp16:  on sm_90 the persistent warp-specialised wgmma kernel (Persistent's composition,
-//                with narrower tiles for small C; A or B that TMA cannot read is first copied with
-//                aligned rows); before sm_90, WarpTiled on CUDA cores.
+//                with narrower tiles for small C; A, B or C rows that TMA cannot use are first copied
+//                with aligned rows); on sm_80-89 (or a binary without sm_90a code), mma.sync: filled
+//                by cp.async where A and B rows are 4-byte aligned (even leading dimensions), else by
+//                element loads through registers; before sm_80, WarpTiled on CUDA cores.
+// (The mma.sync and DMMA choices are not measured yet.)
 struct Tuned : Named<Tuned> {
   // Large C, 16-byte aligned: 8 warps of 64x64 (128 accumulators per thread), one block per SM,
   // a 3-stage cp.async pipeline 16 deep in k, and stream-K for the tiles of a last partial wave.
@@ -77,7 +83,27 @@ struct Tuned : Named<Tuned> {
   using Hopper = HopperTile<256, 4>;
   using HopperMedium = HopperTile<128, 6>;
   using HopperSmall = HopperTile<64, 8>;
-  // double: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
+  // bf16, fp16, tf32 on sm_80+ where wgmma cannot run: mma.sync. 128x256 tiles (MmaSync's
+  // composition) where they make at least one tile per SM; below that 64x128 tiles of 4 warps of
+  // 32x64 (1024^2 is 128 such tiles, against 32 of 128x256).
+  using Mma = MmaPolicy<MmaTile<128, 256, 64>, WarpTile<64, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
+                        SwizzledRaster<8>>;
+  using MmaSmall = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
+                             SwizzledRaster<8>>;
+  // bf16 and fp16 rows cp.async cannot read (odd leading dimensions, pointers 2 bytes off): the small
+  // tile with element-by-element loads through registers and two shared stages, still on tensor cores.
+  using MmaMisaligned = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, RegisterDoubleBuffer, MmaSyncMath,
+                                  SwizzledRaster<8>>;
+  // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
+  // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
+  // 4 warps of 64x32 spilled registers on the copies' addresses). Dmma's 4
+  // stages take 128 KB of shared memory, more than sm_86 and sm_89 give a block: those take the small
+  // tile (96 KB) and, where even that does not fit, the CUDA-core composition.
+  using DoubleMma = MmaPolicy<MmaTile<128, 128, 128>, WarpTile<64, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
+                              SwizzledRaster<8>>;
+  using DoubleMmaSmall = MmaPolicy<MmaTile<128, 64, 128>, WarpTile<32, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
+                                   SwizzledRaster<8>>;
+  // double before sm_80: 64 accumulators of 8 bytes already fill the register file at 128x128 tiles.
   using Double = TiledPolicy<TileShape<128, 128, 8, 4, 4>, WarpThreadMap<32, 64, 2, 2>, VectorLoader<>,
                              SmemLayout<Transposed<4>, RowMajor<0>>, RegisterDoubleBuffer, OuterProduct,
                              VectorEpilogue, SwizzledRaster<8>>;
@@ -90,21 +116,28 @@ struct Tuned : Named<Tuned> {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
            "}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
-           SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() + "}; before sm_80 {WarpTiled}; double {" + Double::parts() +
-           "}; bf16, fp16, tf32 and tf32x3 on sm_90 (tf32 and tf32x3 otherwise as float) {" +
+           SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
+           "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
+           "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
+           "}; tf32 on sm_80-89: as bf16's mma.sync choices; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
-           HopperSmall::parts() + "}, else {WarpTiled}";
+           HopperSmall::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
+           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
+           "}; before sm_80 {WarpTiled}";
   }
   template <class T>
   static int smem_bytes() {
     if constexpr (sizeof(T) == 8)
-      return Double::smem_bytes<T>();
+      return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
+                       Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
     else
-      return std::max({Large::smem_bytes<T>(), LargeMisaligned::smem_bytes<T>(), LargeTransposedB::smem_bytes<T>(),
-                       Small::smem_bytes<T>(), SmallTransposedB::smem_bytes<T>(), Skinny::smem_bytes<T>()});
+      return std::max({Large::smem_bytes<float>(), LargeMisaligned::smem_bytes<float>(),
+                       LargeTransposedB::smem_bytes<float>(), Small::smem_bytes<float>(),
+                       SmallTransposedB::smem_bytes<float>(), Skinny::smem_bytes<float>(), Mma::smem_bytes<tf32>(),
+                       MmaSmall::smem_bytes<tf32>()});
   }
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }  // misaligned input has a path
@@ -123,6 +156,20 @@ struct Tuned : Named<Tuned> {
     return s;
   }
 
+  // A status after which a later choice may still run the call: this composition cannot run on
+  // this device (architecture, shared memory, or no code for it in the binary).
+  static bool try_another(Status s) {
+    return s == Status::UnsupportedArchitecture || s == Status::SharedMemoryTooLarge;
+  }
+
+  // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read.
+  template <class T, class L, class Args>
+  static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    const long long tiles = detail::ceil_div(args.m, Mma::Tile::BM) * detail::ceil_div(args.n, Mma::Tile::BN);
+    return tiles >= dev.sms ? Mma::template launch<T, L>(args, dev, stream)
+                            : MmaSmall::template launch<T, L>(args, dev, stream);
+  }
+
   template <class T, class L, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     // Layouts known from here on, so that a composition for one layout is compiled only for it.
@@ -130,16 +177,37 @@ struct Tuned : Named<Tuned> {
       return detail::with_ops<L>(args.op_a, args.op_b,
                                  [&](auto layouts) { return launch<T, decltype(layouts)>(args, dev, stream); });
     } else if constexpr (std::is_same_v<T, double>) {
+      if (dev.arch >= 80) {
+        const long long tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 128);
+        if (tiles >= dev.sms) {
+          const Status s = DoubleMma::template launch<T, L>(args, dev, stream);
+          if (!try_another(s)) return s;
+        }
+        const Status s = DoubleMmaSmall::template launch<T, L>(args, dev, stream);
+        if (!try_another(s)) return s;
+      }
       return Double::template launch<T, L>(args, dev, stream);
     } else if constexpr (is_16bit<T>) {
       bool ran = false;
       const Status s = launch_hopper<T, L>(args, dev, stream, ran);
-      return ran ? s : WarpTiled::template launch<T, L>(args, dev, stream);
+      if (ran) return s;
+      if (dev.arch >= 80) {
+        const Status m = Mma::copies_can_read(args) ? mma_sync<T, L>(args, dev, stream)
+                                                    : MmaMisaligned::template launch<T, L>(args, dev, stream);
+        if (!try_another(m)) return m;
+      }
+      return WarpTiled::template launch<T, L>(args, dev, stream);
     } else {
       if constexpr (std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) {
         bool ran = false;
         const Status s = launch_hopper<T, L>(args, dev, stream, ran);
         if (ran) return s;
+      }
+      if constexpr (std::is_same_v<T, tf32>) {
+        if (dev.arch >= 80 && Mma::copies_can_read(args)) {  // float rows are always 4-byte aligned
+          const Status s = mma_sync<T, L>(args, dev, stream);
+          if (!try_another(s)) return s;
+        }
       }
       if (dev.arch < 80) return WarpTiled::template launch<float, L>(args, dev, stream);  // no cp.async before sm_80
       const bool aligned = detail::all_vector_aligned(args);
@@ -163,7 +231,8 @@ struct Tuned : Named<Tuned> {
 
 // Every preset, in ladder order: the CUDA-core tutorial stages, the tensor-core stages, Tuned.
 using All = TypeList<Naive, Coalesced, SmemTiled, BlockTile1D, BlockTile2D, Vectorized, BankConflictFree,
-                     DoubleBuffered, WarpTiled, MultiStage, Wgmma, WarpSpecialized, Persistent, Tuned>;
+                     DoubleBuffered, WarpTiled, MultiStage, Wmma, MmaSync, Dmma, Wgmma, WarpSpecialized, Persistent,
+                     Tuned>;
 
 // The presets of a list that serve math type T with C of type Out.
 template <class T, class Out, class List>

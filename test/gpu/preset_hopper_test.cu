@@ -91,8 +91,12 @@ TEST_CASE("Hopper presets refuse A or B that TMA cannot read, launching nothing"
   CHECK(gemm::kernel_launches() == launches);
 }
 
-TEST_CASE("Tuned<bf16, fp16> is correct on the Hopper path and on the CUDA-core fallback", "[gpu][Tuned][bf16][fp16]") {
-  // Aligned cases take the Hopper kernel on an H100, misaligned ones WarpTiled.
+TEST_CASE("Tuned<bf16, fp16> is correct on the Hopper path and the mma.sync paths",
+          "[gpu][Tuned][bf16][fp16]") {
+  // On an H100, cases with A and B as TMA reads them take the Hopper kernel, other 4-byte-aligned rows
+  // mma.sync filled by cp.async (MmaSync's compositions), the rest (odd leading dimensions) mma.sync
+  // filled by element loads (Tuned::MmaMisaligned). On sm_80-89 every case takes one of the mma.sync
+  // paths; before sm_80, WarpTiled.
   gemm_test::check_preset<gemm::preset::Tuned, __nv_bfloat16>();
   gemm_test::check_preset<gemm::preset::Tuned, __nv_bfloat16, float>();
   gemm_test::check_preset<gemm::preset::Tuned, __half>();

@@ -83,8 +83,8 @@ TEST_CASE("Tuned's stream-K compositions are correct when the last wave is share
   }
 }
 
-// gemm::tf32 and gemm::tf32x3: the Hopper kernels on sm_90 (operands transposed or split first),
-// strict fp32 elsewhere (within both bounds).
+// gemm::tf32 and gemm::tf32x3: the Hopper kernels on sm_90 (operands transposed or split first);
+// for tf32 mma.sync on sm_80-89; strict fp32 elsewhere (within both bounds).
 TEST_CASE("Tuned<tf32> and Tuned<tf32x3> match the fp64 reference within their bounds", "[gpu][Tuned][tf32][tf32x3]") {
   gemm_test::check_preset<gemm::preset::Tuned, gemm::tf32>();
   gemm_test::check_preset<gemm::preset::Tuned, gemm::tf32x3>();

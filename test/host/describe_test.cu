@@ -54,3 +54,48 @@ TEST_CASE("policies report their shared memory and minimum architecture", "[host
   CHECK(MultiStage::kMinArch == 80);
   CHECK(DoubleBuffered::kMinArch == 0);
 }
+
+TEST_CASE("the warp-level tensor-core presets name their parts, types and shared memory", "[host][describe]") {
+  using namespace gemm::preset;
+  const auto has = [](const std::string& s, const char* part) { return s.find(part) != std::string::npos; };
+  CHECK(has(Wmma::describe(), "WmmaMath"));
+  CHECK(has(Wmma::describe(), "CpAsyncMultiStage<3>"));
+  CHECK(has(Wmma::describe(), "reject-misaligned"));
+  CHECK(has(MmaSync::describe(), "MmaSyncMath"));
+  CHECK(has(MmaSync::describe(), "MmaTile<128,256,64>"));
+  CHECK(has(MmaSync::describe(), "WarpTile<64,64>"));
+  CHECK(has(MmaSync::describe(), "CpAsyncFragmentPipeline<4>"));
+  CHECK(has(Dmma::describe(), "DmmaMath"));
+  CHECK(has(Dmma::describe(), "MmaTile<128,128,128>"));
+  CHECK(has(Tuned::describe(), "DmmaMath"));
+  CHECK(has(Tuned::describe(), "MmaSyncMath"));
+  CHECK(has(Tuned::describe(), "ElementLoads<any-alignment>"));
+  CHECK(Wmma::parts() != MultiStage::parts());
+  CHECK(MmaSync::parts() != Wmma::parts());
+  CHECK(Wmma::kMinArch == 80);
+  CHECK(MmaSync::kMinArch == 80);
+  CHECK(Dmma::kMinArch == 80);
+
+  // bf16, fp16 (C in the input type or float) and tf32, never strict float; Dmma: double only.
+  CHECK(MmaSync::kServes<__nv_bfloat16, __nv_bfloat16>);
+  CHECK(MmaSync::kServes<__nv_bfloat16, float>);
+  CHECK(MmaSync::kServes<__half, float>);
+  CHECK(MmaSync::kServes<gemm::tf32, float>);
+  CHECK_FALSE(MmaSync::kServes<float, float>);
+  CHECK_FALSE(Wmma::kServes<float, float>);
+  CHECK_FALSE(MmaSync::kServes<double, double>);
+  CHECK(Dmma::kServes<double, double>);
+  CHECK_FALSE(Dmma::kServes<float, float>);
+
+  // Shared memory per block, the largest over the layouts of A and B, plus 128 bytes of alignment slack:
+  // MmaSync: 4 stages of A (128 rows of 64 bytes) and B (32 rows of 512 bytes, or 256 of 64);
+  CHECK(MmaSync::smem_bytes<__nv_bfloat16>() == 4 * (128 * 64 + 32 * 512) + 128);
+  CHECK(MmaSync::smem_bytes<gemm::tf32>() == 4 * (128 * 64 + 16 * 1024) + 128);
+  // Dmma: 4 stages of 128 x 16 doubles each for A and B;
+  CHECK(Dmma::smem_bytes<double>() == 4 * 2 * 128 * 16 * 8 + 128);
+  // Wmma: 3 stages of padded rows, largest with both operands K-major (128 rows of 64 + 16 bytes each).
+  CHECK(Wmma::smem_bytes<__nv_bfloat16>() == 3 * 2 * 128 * 80 + 128);
+  // All fit the 99 KB a block may have on sm_86 and sm_89 except Dmma (sm_80: 163 KB, sm_90: 227 KB).
+  CHECK(MmaSync::smem_bytes<__nv_bfloat16>() <= 99 * 1024);
+  CHECK(Wmma::smem_bytes<gemm::tf32>() <= 99 * 1024);
+}

@@ -93,6 +93,35 @@ TEST_CASE("invalid calls return their status, launch nothing and write nothing",
   }
 }
 
+TEST_CASE("tensor-core presets refuse A or B rows their copies cannot read, before touching a device",
+          "[host][validation]") {
+  // Host memory again: had anything been launched, it would fault. Rows of bf16 with an odd leading
+  // dimension or a pointer 2 bytes off cannot be copied 4 bytes at a time (MmaSync); Wmma copies
+  // 16 bytes only.
+  alignas(16) __nv_bfloat16 a[256], b[256], c[256];
+  for (int i = 0; i < 256; ++i) a[i] = b[i] = c[i] = __float2bfloat16(1.0f + static_cast<float>(i % 7));
+  std::vector<unsigned char> before(reinterpret_cast<unsigned char*>(c), reinterpret_cast<unsigned char*>(c) + sizeof(c));
+  const auto launches = gemm::kernel_launches();
+  using gemm::Status;
+  using gemm::preset::MmaSync;
+  using gemm::preset::Wmma;
+  using BF = __nv_bfloat16;
+  CHECK(gemm::gemm<BF, MmaSync>(4, 4, 5, 1.f, a, 5, b, 4, 0.f, c, 4) == Status::MisalignedA);
+  CHECK(gemm::gemm<BF, MmaSync>(4, 4, 4, 1.f, a + 1, 4, b, 4, 0.f, c, 4) == Status::MisalignedA);
+  CHECK(gemm::gemm<BF, MmaSync>(4, 7, 4, 1.f, a, 4, b, 7, 0.f, c, 7) == Status::MisalignedB);
+  CHECK(gemm::gemm<BF, MmaSync>(4, 4, 4, 1.f, a, 4, b + 3, 4, 0.f, c, 4) == Status::MisalignedB);
+  CHECK(gemm::gemm<BF, MmaSync>(gemm::Op::T, gemm::Op::N, 3, 4, 4, 1.f, a, 3, b, 4, 0.f, c, 4) == Status::MisalignedA);
+  // Column-major: the caller's A is the kernel's B; the status names the caller's operand.
+  CHECK(gemm::blas::gemm<BF, MmaSync>(gemm::Op::N, gemm::Op::N, 5, 4, 4, 1.f, a, 5, b, 4, 0.f, c, 5) ==
+        Status::MisalignedA);
+  CHECK(gemm::gemm<BF, Wmma>(4, 4, 4, 1.f, a, 4, b, 8, 0.f, c, 4) == Status::MisalignedA);  // 8-byte rows
+  CHECK(gemm::gemm<BF, Wmma>(8, 8, 8, 1.f, a, 8, b + 2, 8, 0.f, c, 8) == Status::MisalignedB);
+  CHECK(gemm::gemm<BF, Wmma>(8, 8, 8, 1.f, a, 8, b, 12, 0.f, reinterpret_cast<float*>(c), 8) ==
+        Status::MisalignedB);
+  CHECK(gemm::kernel_launches() == launches);
+  CHECK(std::memcmp(before.data(), c, sizeof(c)) == 0);
+}
+
 TEST_CASE("an empty C is a successful no-op that touches nothing", "[host][validation]") {
   Buffers buf;
   const Buffers pristine = buf;
