@@ -79,23 +79,31 @@ TEST_CASE("Tuned's small-C DMMA composition is correct on its own, every layout"
   gemm_test::run_case<S, double>(Case{1024, 1024, 1024, 1.0, 0.5}.with_ops(Op::T, Op::N));
 }
 
-TEST_CASE("Tuned runs mma.sync for bf16 and tf32, and DMMA for double, on sm_80+", "[gpu][Tuned][bf16][tf32][double]") {
+TEST_CASE("Tuned runs mma.sync for bf16 and tf32 (wgmma on sm_90), and DMMA for double, on sm_80+",
+          "[gpu][Tuned][bf16][tf32][double]") {
   const auto dev = device();
   if (dev.arch < 80) {
     WARN("SKIPPED: the tensor-core dispatch needs sm_80 or newer");
     return;
   }
-  // bf16 rows TMA cannot read (lda = k + 2: 4-byte rows) but mma.sync can: the large composition when
-  // there is a 128x256 tile per SM, the small one below. (On sm_80-89 aligned rows take it too.)
-  const int big_m = 128 * ((dev.sms + 3) / 4 + 1), big_n = 256 * 4 + 32;
-  CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, gemm::preset::MmaSync>(big_m, big_n, 130, 132, big_n, 0.5f));
-  CHECK(same_bits<__nv_bfloat16, float, Tuned, Tuned::MmaSmall>(300, 200, 66, 68, 200, 0.0f));
-  // Odd leading dimensions: element loads through registers, still on tensor cores.
-  CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::MmaMisaligned>(1000, 777, 301, 301, 777, 0.5f));
-  CHECK(same_bits<__half, float, Tuned, Tuned::MmaMisaligned>(129, 333, 65, 67, 335, 0.0f));
-  // tf32 (any rows): the same.
-  CHECK(same_bits<gemm::tf32, float, Tuned, gemm::preset::MmaSync>(big_m, big_n, 97, 97, big_n + 1, 1.0f));
-  CHECK(same_bits<gemm::tf32, float, Tuned, Tuned::MmaSmall>(300, 200, 65, 65, 201, 0.0f));
+  if (dev.arch == 90) {
+    // On Hopper, bf16, fp16 and tf32 take the wgmma kernels at any alignment (rows TMA cannot read are
+    // copied first); 128x64 tiles for these small shapes.
+    CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::HopperSmall>(1000, 777, 301, 301, 777, 0.5f));
+    CHECK(same_bits<gemm::tf32, float, Tuned, Tuned::HopperSmall>(300, 200, 65, 65, 201, 0.0f));
+  } else {
+    // bf16 rows TMA cannot read (lda = k + 2: 4-byte rows) but mma.sync can: the large composition when
+    // there is a 128x256 tile per SM, the small one below. (On sm_80-89 aligned rows take it too.)
+    const int big_m = 128 * ((dev.sms + 3) / 4 + 1), big_n = 256 * 4 + 32;
+    CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, gemm::preset::MmaSync>(big_m, big_n, 130, 132, big_n, 0.5f));
+    CHECK(same_bits<__nv_bfloat16, float, Tuned, Tuned::MmaSmall>(300, 200, 66, 68, 200, 0.0f));
+    // Odd leading dimensions: element loads through registers, still on tensor cores.
+    CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::MmaMisaligned>(1000, 777, 301, 301, 777, 0.5f));
+    CHECK(same_bits<__half, float, Tuned, Tuned::MmaMisaligned>(129, 333, 65, 67, 335, 0.0f));
+    // tf32 (any rows): the same.
+    CHECK(same_bits<gemm::tf32, float, Tuned, gemm::preset::MmaSync>(big_m, big_n, 97, 97, big_n + 1, 1.0f));
+    CHECK(same_bits<gemm::tf32, float, Tuned, Tuned::MmaSmall>(300, 200, 65, 65, 201, 0.0f));
+  }
   // double: the FP64 tensor cores wherever their shared memory fits (sm_80, sm_90): Dmma's 128x128
   // tiles with at least one per SM (13 x 11 = 143 tiles here), 128x64 tiles below that.
   if (dev.smem_optin >= gemm::preset::Dmma::smem_bytes<double>() && dev.sms <= 143) {
