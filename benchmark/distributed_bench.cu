@@ -13,6 +13,7 @@
 #include <gemm/distributed/gemm.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -240,6 +241,17 @@ double time_batch(const std::vector<int>& devices, const std::vector<cudaStream_
   return slowest / batch;
 }
 
+// Runs `call` (then waits with `sync`) until `ms` of wall time have passed: the GPUs reach their
+// clocks before anything is timed.
+template <class F, class G>
+void warm_up(F&& call, G&& sync, double ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  do {
+    for (int i = 0; i < 4; ++i) call();
+    sync();
+  } while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() < ms);
+}
+
 int batch_for(double ms_per_call) {
   return std::max(1, static_cast<int>(std::ceil(settings.batch_ms / std::max(ms_per_call, 1e-3))));
 }
@@ -281,7 +293,7 @@ double t1_ms(Problem<T>& pr) {
       std::exit(1);
     }
   };
-  for (int i = 0; i < 2; ++i) call();
+  warm_up(call, [&] { cuda_check(cudaStreamSynchronize(sg.stream), "cudaStreamSynchronize"); }, 500);
   const double first = time_batch({sg.device}, {sg.stream}, 1, call);
   const int batch = batch_for(first);
   std::vector<double> t;
@@ -328,9 +340,9 @@ void distributed_row(benchmark::State& state, Shape s, gd::Algorithm alg, int ct
       std::exit(1);
     }
   };
-  // Warm-up (workspace, NCCL connections), then the check against the single-GPU C.
-  for (int i = 0; i < 2; ++i) call();
-  cuda_check(g.synchronize() == gemm::Status::Success ? cudaSuccess : cudaErrorUnknown, "warm-up");
+  // Warm-up (workspace, NCCL connections, clocks), then the check against the single-GPU C.
+  warm_up(call, [&] { cuda_check(g.synchronize() == gemm::Status::Success ? cudaSuccess : cudaErrorUnknown, "warm-up"); },
+          200);
   single_gpu();
   const double err = pr.compare(g);
   const double tolerance = std::is_same_v<T, float> ? 1e-4 : 2e-2;

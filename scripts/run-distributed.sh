@@ -184,10 +184,14 @@ for step in "${steps[@]}"; do
         eval "extra=(${GEMM_DIST_BENCH_ARGS})"
         set +f
       fi
+      # NCCL's set-up lines (channels per communicator: the CTA limit; NVLS off) into nccl-bench.*.log.
+      nccl_debug=()
+      [ -n "${NCCL_DEBUG:-}" ] ||
+        nccl_debug=(NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT "NCCL_DEBUG_FILE=$out_dir/nccl-bench.%h.%p.log")
       echo "=== bench: $bench_bin ${extra[*]}"
       t0="$(now)"
-      timeout "${GEMM_DIST_BENCH_TIMEOUT:-900}" "$bench_bin" --benchmark_out="$out_dir/bench.json" \
-        --benchmark_out_format=json "${extra[@]}" 2>&1 | tee "$out_dir/bench.txt"
+      env "${nccl_debug[@]}" timeout "${GEMM_DIST_BENCH_TIMEOUT:-900}" "$bench_bin" \
+        --benchmark_out="$out_dir/bench.json" --benchmark_out_format=json "${extra[@]}" 2>&1 | tee "$out_dir/bench.txt"
       rc=${PIPESTATUS[0]}
       add_result bench "$(verdict "$rc")" "$(elapsed "$t0" "$(now)")"
       ;;

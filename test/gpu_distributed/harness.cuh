@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 #include <cuda_runtime.h>
 #include <gemm/distributed/gemm.cuh>
@@ -289,15 +290,16 @@ void run_and_check(gd::LocalGroup& g, const Data<T, Out>& d, gd::Algorithm alg) 
   check_result(d, s, what);
 }
 
-// Every algorithm and layout on every case of `cases`.
+// Every algorithm on every case of `cases`, in the layouts given (default: all four).
 template <class T, class Out>
-void check_cases(gd::LocalGroup& g, const std::vector<Case>& cases) {
+void check_cases(gd::LocalGroup& g, const std::vector<Case>& cases,
+                 const std::vector<std::pair<Op, Op>>& layouts = {{Op::N, Op::N}, {Op::N, Op::T}, {Op::T, Op::N},
+                                                                  {Op::T, Op::T}}) {
   for (const Case& c : cases)
-    for (Op op_a : {Op::N, Op::T})
-      for (Op op_b : {Op::N, Op::T}) {
-        const Data<T, Out> d(c, op_a, op_b);
-        for (gd::Algorithm alg : gd::kAlgorithms) run_and_check(g, d, alg);
-      }
+    for (const auto& [op_a, op_b] : layouts) {
+      const Data<T, Out> d(c, op_a, op_b);
+      for (gd::Algorithm alg : gd::kAlgorithms) run_and_check(g, d, alg);
+    }
 }
 
 }  // namespace dist_test

@@ -11,10 +11,7 @@ TEST_CASE("bf16: every algorithm and layout matches the single-GPU result", "[di
 }
 
 TEST_CASE("bf16: small cases for compute-sanitizer", "[distributed][bf16][memcheck]") {
-  for (const Case& c : memcheck_cases()) {
-    const Data<T, T> d(c, Op::N, Op::T);
-    for (gd::Algorithm alg : gd::kAlgorithms) run_and_check(group(), d, alg);
-  }
+  check_cases<T, T>(group(), memcheck_cases(), {{Op::N, Op::T}});
 }
 
 TEST_CASE("bf16: 100 calls back to back, cycling the algorithms, each into its own C", "[distributed][bf16][repeat]") {

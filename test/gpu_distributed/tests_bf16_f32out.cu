@@ -9,8 +9,5 @@ TEST_CASE("bf16 with float C: every algorithm and layout matches the single-GPU 
 }
 
 TEST_CASE("bf16 with float C: small cases for compute-sanitizer", "[distributed][bf16_f32out][memcheck]") {
-  for (const Case& c : memcheck_cases()) {
-    const Data<T, float> d(c, Op::T, Op::N);
-    for (gd::Algorithm alg : gd::kAlgorithms) run_and_check(group(), d, alg);
-  }
+  check_cases<T, float>(group(), memcheck_cases(), {{Op::T, Op::N}});
 }

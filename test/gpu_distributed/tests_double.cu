@@ -8,8 +8,5 @@ TEST_CASE("double: every algorithm and layout matches the single-GPU result", "[
 }
 
 TEST_CASE("double: small cases for compute-sanitizer", "[distributed][double][memcheck]") {
-  for (const Case& c : memcheck_cases()) {
-    const Data<double, double> d(c, Op::T, Op::T);
-    for (gd::Algorithm alg : gd::kAlgorithms) run_and_check(group(), d, alg);
-  }
+  check_cases<double, double>(group(), memcheck_cases(), {{Op::T, Op::T}});
 }

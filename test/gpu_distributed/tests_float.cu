@@ -28,10 +28,7 @@ TEST_CASE("float: every algorithm and layout matches the single-GPU result", "[d
 }
 
 TEST_CASE("float: small cases for compute-sanitizer", "[distributed][float][memcheck]") {
-  for (const Case& c : memcheck_cases()) {
-    const Data<T, T> d(c, Op::T, Op::N);
-    for (gd::Algorithm alg : gd::kAlgorithms) run_and_check(group(), d, alg);
-  }
+  check_cases<T, T>(group(), memcheck_cases(), {{Op::T, Op::N}});
 }
 
 TEST_CASE("float: invalid calls return their status, launch nothing, write nothing, and the group stays usable",
@@ -126,6 +123,7 @@ TEST_CASE("float: one thread per rank on communicators the caller made, with and
       ncclComm_t comm = nullptr;
       ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
       config.maxCTAs = 8;
+      config.cgaClusterSize = 1;
       o.init = ncclCommInitRankConfig(&comm, p, id, r, &config);
       if (o.init != ncclSuccess) return;
       gd::Options options;

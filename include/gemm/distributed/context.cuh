@@ -28,6 +28,11 @@ struct Options {
   // configured. Use a power of two: NCCL rounds its point-to-point channels up to one. 0: NCCL's
   // default (LocalGroup then calls ncclCommInitAll), and no SMs are kept for it (see compute_sms).
   int comm_ctas = 16;
+  // ncclConfig_t::cgaClusterSize of LocalGroup's communicators (with comm_ctas > 0). 1: NCCL's
+  // CTAs may take any free SM beside a multiply; with NCCL's default on Hopper (clusters of 4 CTAs
+  // in one GPC) its kernel can wait for a multiply to end when the free SMs are spread out. 0: NCCL's
+  // default. Set it in your own communicators' config too.
+  int comm_cga_cluster_size = 1;
   // The SMs a local multiply plans for while a transfer runs beside it (gemm::SmLimit); 0: the
   // device's SMs less comm_ctas rounded up to a power of two. The persistent Hopper kernel launches
   // one block per SM it plans for: a block with no free SM would wait for NCCL's kernel to finish.
@@ -262,6 +267,7 @@ class LocalGroup {
   // visible device when `devices` is empty; rank r is devices[r]): with options.comm_ctas > 0 by
   // ncclCommInitRankConfig (maxCTAs = comm_ctas) for all devices in one NCCL group, otherwise by
   // ncclCommInitAll. Then a non-blocking stream and a Context per rank.
+  // (ncclConfig_t: maxCTAs = comm_ctas, cgaClusterSize = comm_cga_cluster_size.)
   Status init(std::vector<int> devices = {}, const Options& options = {}) {
     reset();
     disable_nvls();
@@ -299,6 +305,7 @@ class LocalGroup {
           }
           ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
           config.maxCTAs = options.comm_ctas;
+          if (options.comm_cga_cluster_size > 0) config.cgaClusterSize = options.comm_cga_cluster_size;
           r = ncclCommInitRankConfig(&comms_[i], n, id, i, &config);
         }
         const ncclResult_t end = ncclGroupEnd();
