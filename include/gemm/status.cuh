@@ -22,6 +22,16 @@ enum class Status {
   CudaError,                   // a CUDA runtime call failed before the launch (see last_cuda_error())
   LaunchFailed,                // the kernel launch itself failed (see last_cuda_error())
   TensorMapFailed,             // the driver refused to describe A or B for the TMA copy engine
+  // gemm::distributed (include/gemm/distributed/): several GPUs through NCCL.
+  CommunicatorError,           // an NCCL call failed (see gemm::distributed::last_nccl_error())
+  InvalidCommunicator,         // no initialised distributed context, or shards given for another number of ranks
+  DeviceMismatch,              // the stream belongs to another device than the rank's communicator
+  ShardMismatchA,              // the A shard's rows x cols are not those its rank owns under the algorithm
+  ShardMismatchB,
+  ShardMismatchC,
+  RanksDisagree,               // (agreement check) ranks passed different global shapes, layouts, types or algorithms
+  PeerRejected,                // (agreement check) another rank's arguments were invalid; nothing was launched
+  NvlsNotDisabled,             // NCCL_NVLS_ENABLE is not "0": NVLink multicast must stay off
 };
 
 constexpr const char* to_string(Status s) {
@@ -50,6 +60,26 @@ constexpr const char* to_string(Status s) {
     case Status::LaunchFailed: return "the kernel launch failed (see gemm::last_cuda_error())";
     case Status::TensorMapFailed:
       return "the driver could not encode a TMA tensor map for A or B (cuTensorMapEncodeTiled failed or is missing)";
+    case Status::CommunicatorError:
+      return "an NCCL call failed (see gemm::distributed::last_nccl_error()); abort the communicators before reusing them";
+    case Status::InvalidCommunicator:
+      return "invalid communicator: the distributed context or group is not initialised, or the shard lists do not "
+             "hold one shard per rank";
+    case Status::DeviceMismatch: return "the stream belongs to another device than the rank's communicator";
+    case Status::ShardMismatchA:
+      return "A shard mismatch: rows x cols of this rank's A shard (as stored) differ from what the algorithm gives "
+             "the rank (gemm::distributed::stored_block)";
+    case Status::ShardMismatchB:
+      return "B shard mismatch: rows x cols of this rank's B shard (as stored) differ from what the algorithm gives "
+             "the rank (gemm::distributed::stored_block)";
+    case Status::ShardMismatchC:
+      return "C shard mismatch: this rank's C shard must be its block of rows of C (gemm::distributed::stored_block)";
+    case Status::RanksDisagree:
+      return "the ranks passed different global shapes, layouts, types or algorithms; every rank must pass the same";
+    case Status::PeerRejected: return "another rank's arguments were invalid; no rank launched anything";
+    case Status::NvlsNotDisabled:
+      return "NCCL_NVLS_ENABLE is not 0: NVLink multicast must stay off (call gemm::distributed::disable_nvls() before "
+             "creating communicators)";
   }
   return "unknown status";
 }

@@ -24,6 +24,29 @@ inline std::atomic<unsigned long long>& launch_counter() {
 inline unsigned long long kernel_launches() { return detail::launch_counter().load(); }
 
 namespace detail {
+inline int& sm_limit_slot() {
+  thread_local int limit = 0;  // 0: no limit
+  return limit;
+}
+}  // namespace detail
+
+// While it lives, the calls this thread makes plan their grids for at most `sms` SMs: persistent
+// kernels launch that many blocks (one per SM), stream-K sizes its waves by it. For a multiply that
+// runs beside kernels holding some SMs (gemm::distributed: NCCL's communication kernels): a
+// persistent grid sized for the whole GPU would leave the blocks that find no free SM waiting for
+// the other kernel to finish. sms <= 0 lifts the limit; the previous limit returns at scope end.
+class SmLimit {
+ public:
+  explicit SmLimit(int sms) : previous_(detail::sm_limit_slot()) { detail::sm_limit_slot() = sms > 0 ? sms : 0; }
+  ~SmLimit() { detail::sm_limit_slot() = previous_; }
+  SmLimit(const SmLimit&) = delete;
+  SmLimit& operator=(const SmLimit&) = delete;
+
+ private:
+  int previous_;
+};
+
+namespace detail {
 
 inline Status record(cudaError_t err, Status status) {
   last_cuda_error_slot() = err;
@@ -115,6 +138,7 @@ inline Status query_device(DeviceInfo& info) {
     return record(err, no_device ? Status::NoDevice : Status::CudaError);
   }
   info.arch = 10 * major + minor;
+  if (const int limit = sm_limit_slot(); limit > 0 && limit < info.sms) info.sms = limit;  // gemm::SmLimit
   return Status::Success;
 }
 
