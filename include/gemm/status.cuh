@@ -22,6 +22,12 @@ enum class Status {
   CudaError,                   // a CUDA runtime call failed before the launch (see last_cuda_error())
   LaunchFailed,                // the kernel launch itself failed (see last_cuda_error())
   TensorMapFailed,             // the driver refused to describe A or B for the TMA copy engine
+  // gemm::host (host.cuh), the calls that take host memory:
+  NotHostMemoryA,              // A is device or managed memory where host memory (pinned or pageable) is expected
+  NotHostMemoryB,
+  NotHostMemoryC,
+  DeviceBudgetTooSmall,        // the device-memory budget cannot hold the buffers of one tile
+  InvalidOption,               // a field of gemm::host::Options is out of range
 };
 
 constexpr const char* to_string(Status s) {
@@ -50,6 +56,18 @@ constexpr const char* to_string(Status s) {
     case Status::LaunchFailed: return "the kernel launch failed (see gemm::last_cuda_error())";
     case Status::TensorMapFailed:
       return "the driver could not encode a TMA tensor map for A or B (cuTensorMapEncodeTiled failed or is missing)";
+    case Status::NotHostMemoryA:
+      return "A is device or managed memory: gemm::host takes host memory (pinned or pageable); gemm::gemm takes device "
+             "pointers";
+    case Status::NotHostMemoryB:
+      return "B is device or managed memory: gemm::host takes host memory (pinned or pageable); gemm::gemm takes device "
+             "pointers";
+    case Status::NotHostMemoryC:
+      return "C is device or managed memory: gemm::host takes host memory (pinned or pageable); gemm::gemm takes device "
+             "pointers";
+    case Status::DeviceBudgetTooSmall:
+      return "the device-memory budget is too small for the buffers of one tile (see gemm::host::min_device_budget)";
+    case Status::InvalidOption: return "a field of gemm::host::Options is out of range (negative, or too large)";
   }
   return "unknown status";
 }
