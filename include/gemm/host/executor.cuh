@@ -185,7 +185,8 @@ class Executor {
     fork_event_ = events++;
     join_event0_ = events;
     events += kMaxLanes;
-    if (Status st = event_cache().acquire(static_cast<std::size_t>(events), events_); st != Status::Success) return st;
+    if (Status st = event_cache().acquire(device_, static_cast<std::size_t>(events), events_); st != Status::Success)
+      return st;
 
     if (Status st = stream_sets().acquire(device_, set_); st != Status::Success) return st;
     origin_ = cfg_.async ? cfg_.caller : set_->lane[kLaneH2D];
@@ -235,10 +236,8 @@ class Executor {
     state_->args.resize(n);
     for (std::size_t i = 0; i < n; ++i) state_->args[i] = {state_, static_cast<int>(i)};
 
-    // Fork: every lane stream starts after the allocation (and, async, after the caller's work).
-    err = cudaEventRecord(events_[fork_event_], origin_);
-    if (err != cudaSuccess) return fail(err);
-    forked_ = true;
+    // Time zero of the timeline, before anything of the call runs; the host clock's zero is
+    // when the calling thread sees it (a few microseconds late).
     if (cfg_.timeline) {
       err = cudaEventRecord(t_origin_, origin_);
       if (err == cudaSuccess && host_driven()) {
@@ -247,6 +246,10 @@ class Executor {
       }
       if (err != cudaSuccess) return fail(err);
     }
+    // Fork: every lane stream starts after the allocation (and, async, after the caller's work).
+    err = cudaEventRecord(events_[fork_event_], origin_);
+    if (err != cudaSuccess) return fail(err);
+    forked_ = true;
     for (int l = 0; l < kMaxLanes; ++l)
       if (lane_is_stream(l) && set_->lane[l] != origin_) {
         err = cudaStreamWaitEvent(set_->lane[l], events_[fork_event_], 0);
@@ -513,7 +516,7 @@ class Executor {
         if (e) cudaEventDestroy(e);
       if (t_origin_) cudaEventDestroy(t_origin_);
     }
-    if (!events_.empty()) event_cache().release(events_);
+    if (!events_.empty()) event_cache().release(device_, events_);
     if (set_) stream_sets().release(set_);
     if (cfg_.report) fill_report(*cfg_.report);
     cudaGetLastError();

@@ -23,6 +23,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -227,20 +228,22 @@ inline PinnedCache& pinned_cache() {
 // ---------------------------------------------------------------------------------------------
 class EventCache {
  public:
-  Status acquire(std::size_t n, std::vector<cudaEvent_t>& out) {
+  // n events of the current device (events belong to the device they were created on).
+  Status acquire(int device, std::size_t n, std::vector<cudaEvent_t>& out) {
     out.clear();
     {
       std::lock_guard<std::mutex> lock(mu_);
-      while (out.size() < n && !idle_.empty()) {
-        out.push_back(idle_.back());
-        idle_.pop_back();
+      std::vector<cudaEvent_t>& idle = idle_[device];
+      while (out.size() < n && !idle.empty()) {
+        out.push_back(idle.back());
+        idle.pop_back();
       }
     }
     while (out.size() < n) {
       cudaEvent_t e = nullptr;
       const cudaError_t err = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
       if (err != cudaSuccess) {
-        release(out);
+        release(device, out);
         return cuda_status(err);
       }
       out.push_back(e);
@@ -249,28 +252,37 @@ class EventCache {
   }
   // An event can go back as soon as the waits on it are enqueued: a wait uses the record that was
   // current when it was enqueued, and a later record does not change it.
-  void release(std::vector<cudaEvent_t>& evs) {
+  void release(int device, std::vector<cudaEvent_t>& evs) {
     std::lock_guard<std::mutex> lock(mu_);
-    idle_.insert(idle_.end(), evs.begin(), evs.end());
+    std::vector<cudaEvent_t>& idle = idle_[device];
+    idle.insert(idle.end(), evs.begin(), evs.end());
     evs.clear();
   }
   void clear() {
-    std::vector<cudaEvent_t> drop;
+    std::map<int, std::vector<cudaEvent_t>> drop;
     {
       std::lock_guard<std::mutex> lock(mu_);
       drop.swap(idle_);
     }
-    for (cudaEvent_t e : drop) cudaEventDestroy(e);
+    int current = 0;
+    cudaGetDevice(&current);
+    for (auto& [device, evs] : drop) {
+      cudaSetDevice(device);
+      for (cudaEvent_t e : evs) cudaEventDestroy(e);
+    }
+    cudaSetDevice(current);
     cudaGetLastError();
   }
   int idle() {
     std::lock_guard<std::mutex> lock(mu_);
-    return static_cast<int>(idle_.size());
+    int n = 0;
+    for (const auto& [device, evs] : idle_) n += static_cast<int>(evs.size());
+    return n;
   }
 
  private:
   std::mutex mu_;
-  std::vector<cudaEvent_t> idle_;
+  std::map<int, std::vector<cudaEvent_t>> idle_;
 };
 inline EventCache& event_cache() {
   static EventCache* c = new EventCache;
@@ -322,10 +334,14 @@ class StreamSets {
       drop.swap(idle_);
       created_ -= static_cast<int>(drop.size());
     }
+    int current = 0;
+    cudaGetDevice(&current);
     for (StreamSet* s : drop) {
+      cudaSetDevice(s->device);
       for (cudaStream_t x : s->lane) cudaStreamDestroy(x);
       delete s;
     }
+    cudaSetDevice(current);
     cudaGetLastError();
   }
   int created() {
