@@ -57,9 +57,10 @@ struct Run {
   Mem a = Mem::Pinned, b = Mem::Pinned, c = Mem::Pinned;
   host::Options opt;
   bool async = false;
+  bool default_stream = false;  // async on the legacy default stream
   std::string str() const {
     std::ostringstream s;
-    s << "A " << name(a) << ", B " << name(b) << ", C " << name(c) << (async ? ", async" : ", sync")
+    s << "A " << name(a) << ", B " << name(b) << ", C " << name(c) << (async ? (default_stream ? ", async on stream 0" : ", async") : ", sync")
       << ", budget " << opt.device_budget << ", block_rows " << opt.block_rows << ", block_cols " << opt.block_cols
       << ", k_slices " << opt.k_slices << ", streams " << opt.streams
       << (opt.staging == host::Staging::Callbacks ? ", staging by callbacks" : "");
@@ -119,12 +120,12 @@ std::vector<Out> run_host(const Case& c, const Inputs<gemm::storage_t<T>, Out>& 
   hb.assign(in.b);
   hc.assign(in.c0);
   cudaStream_t stream = nullptr;
-  if (r.async) CUDA_REQUIRE(cudaStreamCreate(&stream));
+  if (r.async && !r.default_stream) CUDA_REQUIRE(cudaStreamCreate(&stream));
   const Status s = call_host<T, Policy, Out>(c, ha.ptr + c.offset_a, hb.ptr + c.offset_b, hc.ptr + c.offset_c, r, stream);
   INFO("status: " << gemm::to_string(s) << " (" << cudaGetErrorString(gemm::last_cuda_error()) << ")");
   if (r.async) {
     CUDA_REQUIRE(cudaStreamSynchronize(stream));
-    CUDA_REQUIRE(cudaStreamDestroy(stream));
+    if (stream) CUDA_REQUIRE(cudaStreamDestroy(stream));
   }
   REQUIRE(s == Status::Success);
   CUDA_REQUIRE(cudaGetLastError());
@@ -403,37 +404,49 @@ TEST_CASE("host flow: bit for bit the device call where the same kernels run and
   }
 }
 
+namespace {
+// A snapshot of a host buffer taken by a host callback on the stream: what the stream's later work sees.
+struct Snapshot {
+  const float* src;
+  std::size_t n;
+  std::vector<float> copy;
+};
+void CUDART_CB take_snapshot(void* p) {
+  auto* s = static_cast<Snapshot*>(p);
+  s->copy.assign(s->src, s->src + s->n);
+}
+}  // namespace
+
 TEST_CASE("host flow, asynchronous: ordered with the caller's stream, completion on the stream", "[gpu][host_flow]") {
   const int m = 300, n = 200, k = 150;
   for (Mem mem : {Mem::Pinned, Mem::Pageable}) {
     INFO(name(mem));
     HostArray<float> a(static_cast<std::size_t>(m) * k, mem), b(static_cast<std::size_t>(k) * n, mem),
         c(static_cast<std::size_t>(m) * n, mem);
-    HostArray<float> a_src(static_cast<std::size_t>(m) * k, Mem::Pinned), sink(static_cast<std::size_t>(m) * n, Mem::Pinned);
+    HostArray<float> a_src(static_cast<std::size_t>(m) * k, Mem::Pinned);
     std::vector<float> va(a.n), vb(b.n);
     gemm_test::fill_random(va);
     gemm_test::fill_random(vb);
-    std::fill(a.ptr, a.ptr + a.n, 0.0f);  // A's values arrive through the stream, before the call
+    std::fill(a.ptr, a.ptr + a.n, 0.0f);
     b.assign(vb);
     a_src.assign(va);
-    gemm_test::DeviceBuffer<float> dev_a(a.n), dev_c(c.n);
+    gemm_test::DeviceBuffer<float> dev_a(a.n);
     cudaStream_t stream = nullptr;
     CUDA_REQUIRE(cudaStreamCreate(&stream));
-    CUDA_REQUIRE(cudaMemcpyAsync(dev_a.ptr, a_src.ptr, a.n * sizeof(float), cudaMemcpyHostToDevice, stream));
-    if (mem == Mem::Pinned) {
+    if (mem == Mem::Pinned) {  // A's values arrive through the stream, just before the call
+      CUDA_REQUIRE(cudaMemcpyAsync(dev_a.ptr, a_src.ptr, a.n * sizeof(float), cudaMemcpyHostToDevice, stream));
       CUDA_REQUIRE(cudaMemcpyAsync(a.ptr, dev_a.ptr, a.n * sizeof(float), cudaMemcpyDeviceToHost, stream));
-    } else {  // pageable: the driver's copy is ordered on the stream too
-      CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    } else {
       a.assign(va);
     }
     const Status s = host::gemm_async<float>(m, n, k, 1.0f, a.ptr, k, b.ptr, n, 0.0f, c.ptr, n, stream);
     REQUIRE(s == Status::Success);
-    // After the call on the stream: C is in host memory. Copy it to the device and back to a sink.
+    // Work enqueued after the call sees C in host memory; an event recorded after it signals completion.
+    Snapshot snap{c.ptr, c.n, {}};
     cudaEvent_t done = nullptr;
     CUDA_REQUIRE(cudaEventCreate(&done));
     CUDA_REQUIRE(cudaEventRecord(done, stream));
-    CUDA_REQUIRE(cudaMemcpyAsync(dev_c.ptr, c.ptr, c.n * sizeof(float), cudaMemcpyHostToDevice, stream));
-    CUDA_REQUIRE(cudaMemcpyAsync(sink.ptr, dev_c.ptr, c.n * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    CUDA_REQUIRE(cudaLaunchHostFunc(stream, take_snapshot, &snap));
     CUDA_REQUIRE(cudaEventSynchronize(done));
     std::vector<double> ref(c.n);
     gemm::reference::gemm<float>(m, n, k, 1.0, va.data(), k, vb.data(), n, 0.0, nullptr, n, ref.data(), n);
@@ -441,14 +454,18 @@ TEST_CASE("host flow, asynchronous: ordered with the caller's stream, completion
     for (std::size_t i = 0; i < c.n; ++i) wrong += !(std::fabs(c.ptr[i] - ref[i]) <= 1e-4 * (1 + std::fabs(ref[i])));
     CHECK(wrong == 0);
     CUDA_REQUIRE(cudaStreamSynchronize(stream));
-    CHECK(std::memcmp(sink.ptr, c.ptr, c.n * sizeof(float)) == 0);
+    REQUIRE(snap.copy.size() == c.n);
+    CHECK(std::memcmp(snap.copy.data(), c.ptr, c.n * sizeof(float)) == 0);
     CUDA_REQUIRE(cudaEventDestroy(done));
     CUDA_REQUIRE(cudaStreamDestroy(stream));
   }
-  // The legacy default stream.
+  // The legacy default stream, pinned and pageable.
   Run r;
   r.async = true;
+  r.default_stream = true;
   host_case<float>(Case{129, 131, 67, 1.0, 0.5, 1, 0, 0}, r);
+  r.a = r.b = r.c = Mem::Pageable;
+  host_case<float>(Case{129, 131, 67, 1.0, 0.5, 1, 0, 0}.with_ops(Op::T, Op::N), r);
 }
 
 TEST_CASE("host flow: concurrent calls from several threads", "[gpu][host_flow]") {
@@ -534,9 +551,11 @@ TEST_CASE("host flow: bad input returns a status, writes nothing and keeps nothi
   CUDA_REQUIRE(cudaMallocManaged(&managed, m * n * sizeof(float)));
   std::memcpy(managed, pc.data(), m * n * sizeof(float));
 
-  // Warm up (the caches fill at the first call), then measure.
+  // Warm up (the caches fill at the first call, the runtime starts its callback thread), then measure.
   REQUIRE(host::gemm<float>(m, n, k, 1.f, a.ptr, k, b.ptr, n, 0.f, c.ptr, n) == Status::Success);
   REQUIRE(host::gemm<float>(m, n, k, 1.f, pa.data(), k, pb.data(), n, 0.f, page_c.data(), n) == Status::Success);
+  REQUIRE(host::gemm_async<float>(m, n, k, 1.f, pa.data(), k, pb.data(), n, 0.f, page_c.data(), n, nullptr) ==
+          Status::Success);
   CUDA_REQUIRE(cudaDeviceSynchronize());
   c.assign(pc);
   page_c = pc;
