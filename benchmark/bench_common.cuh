@@ -291,10 +291,15 @@ int run_flow(const Options& opt);
 
 // The gemm::host rows of the whole-flow table (host_flow.cu): PCIe rates, host-memory flows at
 // 1024^3 (from the given fp32 inputs, checked against the given fp64 reference) and 8192^3, one
-// timeline per memory kind. Prints its tables; `json` holds its members of the flow JSON.
+// timeline per memory kind. `tables` is its markdown; `json` holds its members of the flow JSON.
 struct HostFlowOutput {
   std::string json;
+  std::string tables;  // markdown, printed by the caller after its own table
   bool ok = false;
+  // gemm::host at 1024^3 with the planner's choices, for the whole-flow table's own row.
+  double pinned_ms = 0, pageable_ms = 0, rel_err = 0;
+  bool row_ok = false;
+  std::string row_error, plan;
 };
 HostFlowOutput run_host_flows(const Options& opt, const std::vector<float>& a1024, const std::vector<float>& b1024,
                               const std::vector<double>& ref1024);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +24,24 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace host = gemm::host;
+
+// printf into a string of any length.
+void appendf(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
+void appendf(std::string& out, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  va_list ap2;
+  va_copy(ap2, ap);
+  const int n = std::vsnprintf(nullptr, 0, format, ap);
+  va_end(ap);
+  if (n > 0) {
+    std::string buf(static_cast<std::size_t>(n) + 1, '\0');
+    std::vsnprintf(buf.data(), buf.size(), format, ap2);
+    buf.resize(static_cast<std::size_t>(n));
+    out += buf;
+  }
+  va_end(ap2);
+}
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 std::string num(double v, const char* f = "%.3f") { return std::isfinite(v) ? fmt(f, v) : "-"; }
@@ -371,19 +390,19 @@ HostFlowOutput run_host_flows(const Options& opt, const std::vector<float>& a102
   }
 
   // ---- Tables.
-  std::printf("\n## GEMM from host memory (gemm::host), %s\n\n", device_summary().c_str());
-  std::printf("PCIe, pinned, measured in this run: H2D %s GB/s and D2H %s GB/s at 4 MiB, %s and %s GB/s at 256 MiB; "
+  appendf(out.tables, "\n## GEMM from host memory (gemm::host), %s\n\n", device_summary().c_str());
+  appendf(out.tables, "PCIe, pinned, measured in this run: H2D %s GB/s and D2H %s GB/s at 4 MiB, %s and %s GB/s at 256 MiB; "
               "both directions at once (64 MiB each) %s GB/s in all.\n\n",
               num(pcie.h2d_small, "%.1f").c_str(), num(pcie.d2h_small, "%.1f").c_str(), num(pcie.h2d_large, "%.1f").c_str(),
               num(pcie.d2h_large, "%.1f").c_str(), num(pcie.duplex, "%.1f").c_str());
-  std::printf("Copy floor: the larger of (bytes to the device / H2D rate) and (bytes back / D2H rate), at the rate "
+  appendf(out.tables, "Copy floor: the larger of (bytes to the device / H2D rate) and (bytes back / D2H rate), at the rate "
               "for the flow's size (4 MiB rates for 1024^3, 256 MiB rates for 8192^3); bytes as the plan moves them "
               "(an out-of-core plan may copy a piece more than once). Times: median of %d runs (%d for 8192^3), host "
               "clock from the call to C on the host; predicted: the planner's estimate with nominal rates.\n\n",
               runs, big_runs);
-  std::printf("| flow | time (ms) | TFLOP/s | PCIe in / out (GB/s) | copy floor (ms) | time / floor | predicted (ms) "
+  appendf(out.tables, "| flow | time (ms) | TFLOP/s | PCIe in / out (GB/s) | copy floor (ms) | time / floor | predicted (ms) "
               "| target (ms) | met | max rel err | ok |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+  appendf(out.tables, "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
   bool all_ok = fatal.empty();
   for (const HostRow& r : rows) {
     const std::string target = std::isfinite(r.goal_ms) ? fmt("%.2f (goal %.2f)", r.target_ms, r.goal_ms) : num(r.target_ms, "%.2f");
@@ -391,19 +410,18 @@ HostFlowOutput run_host_flows(const Options& opt, const std::vector<float>& a102
                             : r.ms <= r.goal_ms ? "goal"
                             : r.ms <= r.target_ms ? "yes"
                                                   : "no";
-    std::printf("| %s | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name.c_str(), num(r.ms).c_str(),
+    appendf(out.tables, "| %s | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name.c_str(), num(r.ms).c_str(),
                 num(r.tflops(), "%.1f").c_str(), num(r.h2d_bytes / (r.ms * 1e6), "%.1f").c_str(),
                 num(r.d2h_bytes / (r.ms * 1e6), "%.1f").c_str(), num(r.floor_ms).c_str(),
                 num(r.ms / r.floor_ms, "%.2f").c_str(), num(r.predicted_ms).c_str(), target.c_str(), met.c_str(),
                 num(r.rel_err, "%.1e").c_str(), r.ok ? "yes" : ("NO: " + r.error).c_str());
     all_ok &= r.ok;
   }
-  std::printf("\nPlans:\n\n");
+  appendf(out.tables, "\nPlans:\n\n");
   for (const HostRow& r : rows)
-    std::printf("- %s: %s%s%s\n", r.name.c_str(), r.plan.c_str(), r.note.empty() ? "" : ". ", r.note.c_str());
-  if (!fatal.empty()) std::printf("\nERROR: %s\n", fatal.c_str());
-  std::printf("\n");
-  std::fflush(stdout);
+    appendf(out.tables, "- %s: %s%s%s\n", r.name.c_str(), r.plan.c_str(), r.note.empty() ? "" : ". ", r.note.c_str());
+  if (!fatal.empty()) appendf(out.tables, "\nERROR: %s\n", fatal.c_str());
+  appendf(out.tables, "\n");
 
   // ---- JSON fragment.
   std::ostringstream j;
@@ -431,6 +449,21 @@ HostFlowOutput run_host_flows(const Options& opt, const std::vector<float>& a102
   j << "\n  ]";
   out.json = j.str();
   out.ok = all_ok;
+  for (const HostRow& r : rows) {
+    if (r.name == "1024^3 fp32 pinned") {
+      out.pinned_ms = r.ms;
+      out.rel_err = r.rel_err;
+      out.row_ok = r.ok;
+      out.row_error = r.error;
+      out.plan = r.plan;
+    }
+    if (r.name == "1024^3 fp32 pageable") {
+      out.pageable_ms = r.ms;
+      out.rel_err = std::max(out.rel_err, r.rel_err);
+      out.row_ok = out.row_ok && r.ok;
+      if (!r.ok && out.row_error.empty()) out.row_error = r.error;
+    }
+  }
   return out;
 }
 

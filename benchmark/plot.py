@@ -310,7 +310,8 @@ def plot_vs_size(res, typ, path):
 
 
 def plot_flow(flow, path):
-    rows = [r for r in flow.get("rows", []) if r.get("kernel_ms") is not None]
+    rows = [r for r in flow.get("rows", [])
+            if r.get("kernel_ms") is not None or r.get("flow_pinned_ms") is not None]
     if not rows:
         return False
     plt = plt_module()

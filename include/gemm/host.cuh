@@ -294,15 +294,20 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, const Options& opt, bool asy
     t.lanes = opt.streams;
     if (opt.staging_chunk > 0) t.chunk_bytes = opt.staging_chunk;
     if (opt.staging_slots > 0) t.stage_slots = opt.staging_slots;
-    std::shared_ptr<const Schedule> sched = plan_cache().get(p, t);
-    if (!sched) {
-      PlanResult r = make_schedule(p, t);
-      if (!r.ok) {  // a budget that always plans, refused with forced shapes: the shapes are at fault
-        const bool forced = opt.block_rows > 0 || opt.block_cols > 0 || opt.k_slices > 0;
-        return forced && p.budget >= min_budget(p) ? Status::InvalidOption : Status::DeviceBudgetTooSmall;
+    std::shared_ptr<const Schedule> sched;
+    try {  // the plan is host data structures: only std::bad_alloc can come out
+      sched = plan_cache().get(p, t);
+      if (!sched) {
+        PlanResult r = make_schedule(p, t);
+        if (!r.ok) {  // a budget that always plans, refused with forced shapes: the shapes are at fault
+          const bool forced = opt.block_rows > 0 || opt.block_cols > 0 || opt.k_slices > 0;
+          return forced && p.budget >= min_budget(p) ? Status::InvalidOption : Status::DeviceBudgetTooSmall;
+        }
+        sched = std::make_shared<const Schedule>(std::move(r.schedule));
+        plan_cache().put(p, t, sched);
       }
-      sched = std::make_shared<const Schedule>(std::move(r.schedule));
-      plan_cache().put(p, t, sched);
+    } catch (...) {
+      return ::gemm::detail::record(cudaErrorMemoryAllocation, Status::CudaError);
     }
 
     // 4. Run it.

@@ -153,10 +153,20 @@ class Executor {
   Executor(std::shared_ptr<const Schedule> s, const HostMatrices& h, const DeviceOps& ops, const ExecConfig& cfg)
       : sched_(std::move(s)), s_(*sched_), host_(h), dev_ops_(ops), cfg_(cfg) {}
 
+  // Never throws: a failed host allocation (std::bad_alloc) ends the call like a CUDA one.
   Status run() {
-    Status st = setup();
-    if (st == Status::Success) st = walk();
-    return finish(st);
+    Status st = Status::Success;
+    try {
+      st = setup();
+      if (st == Status::Success) st = walk();
+    } catch (...) {
+      st = ::gemm::detail::record(cudaErrorMemoryAllocation, Status::CudaError);
+    }
+    try {
+      return finish(st);
+    } catch (...) {
+      return ::gemm::detail::record(cudaErrorMemoryAllocation, Status::CudaError);
+    }
   }
 
  private:
