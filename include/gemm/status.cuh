@@ -66,7 +66,8 @@ constexpr const char* to_string(Status s) {
       return "C is device or managed memory: gemm::host takes host memory (pinned or pageable); gemm::gemm takes device "
              "pointers";
     case Status::DeviceBudgetTooSmall:
-      return "the device-memory budget is too small for the buffers of one tile (see gemm::host::min_device_budget)";
+      return "the device-memory budget is too small: it must hold the buffers of one tile (two 256-byte slots each "
+             "for A, B and C always do) and allow a plan of at most 65536 multiplies (gemm::host::Options::device_budget)";
     case Status::InvalidOption: return "a field of gemm::host::Options is out of range (negative, or too large)";
   }
   return "unknown status";
