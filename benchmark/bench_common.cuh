@@ -13,6 +13,7 @@
 //   bench.cu            workspaces, timing, cuBLAS baseline, result checking,
 //                       registration, summary;
 //   flow.cu             the whole-flow (host to host) table;
+//   host_flow.cu        its gemm::host rows (host.cuh: overlapped copies);
 //   main.cu             flags, context, main().
 #pragma once
 
@@ -293,6 +294,21 @@ void release_workspace();
 
 // The whole-flow table (flow.cu). Returns 0 on success.
 int run_flow(const Options& opt);
+
+// The gemm::host rows of the whole-flow table (host_flow.cu): PCIe rates, host-memory flows at
+// 1024^3 (from the given fp32 inputs, checked against the given fp64 reference) and 8192^3, one
+// timeline per memory kind. `tables` is its markdown; `json` holds its members of the flow JSON.
+struct HostFlowOutput {
+  std::string json;
+  std::string tables;  // markdown, printed by the caller after its own table
+  bool ok = false;
+  // gemm::host at 1024^3 with the planner's choices, for the whole-flow table's own row.
+  double pinned_ms = 0, pageable_ms = 0, rel_err = 0;
+  bool row_ok = false;
+  std::string row_error, plan;
+};
+HostFlowOutput run_host_flows(const Options& opt, const std::vector<float>& a1024, const std::vector<float>& b1024,
+                              const std::vector<double>& ref1024);
 
 // Helpers shared by the TUs.
 double median(std::vector<double> v);

@@ -12,13 +12,18 @@ Reads the Google Benchmark JSON written by
                               (row-major A and B only), for each type with
                               square power-of-two shapes
   flow_1024.png               kernel / whole flow / CPU times (with --flow)
+  flow_timeline_1024.png      one instrumented gemm::host flow per memory kind:
+                              per lane (stream, or host staging queue), its
+                              H2D / kernel / D2H bars against time (with --flow,
+                              when the flow JSON has "timelines")
 
 Row names: gemm/<type>/<preset>/[<layout>/]<m>x<n>x<k> and
 cublas/<type>/[<layout>/]<m>x<n>x<k>, where the optional layout segment is
 NT, TN or TT (op(A), then op(B); T = stored transposed). Names without a
 layout segment, older runs' included, are NN: row-major A and B.
 
-Without matplotlib the pictures are skipped (with a note) and --markdown
+The Google Benchmark JSON is optional: `plot.py --flow flow.json` draws the
+flow pictures alone. Without matplotlib the pictures are skipped (with a note) and --markdown
 still works. --markdown prints markdown tables (one per type: preset x key shape and
 layout, TFLOP/s and % of cuBLAS) instead of, or as well as, the pictures.
 When the run used repetitions, the median aggregates are used. Rows that
@@ -308,7 +313,8 @@ def plot_vs_size(res, typ, path):
 
 
 def plot_flow(flow, path):
-    rows = [r for r in flow.get("rows", []) if r.get("kernel_ms") is not None]
+    rows = [r for r in flow.get("rows", [])
+            if r.get("kernel_ms") is not None or r.get("flow_pinned_ms") is not None]
     if not rows:
         return False
     plt = plt_module()
@@ -336,6 +342,53 @@ def plot_flow(flow, path):
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return True
+
+
+LANE_COLORS = {"H2D": "#4c72b0", "gemm": "#55a868", "D2H": "#dd8452", "stage in": "#8da0cb",
+               "stage out": "#e5c494", "widen": "#8172b3", "narrow": "#8172b3"}
+
+
+def plot_timeline(flow, path):
+    """One panel per instrumented gemm::host flow: a row per lane, a bar per operation."""
+    timelines = [t for t in flow.get("timelines", []) if t.get("spans")]
+    if not timelines:
+        return False
+    plt = plt_module()
+    from matplotlib.patches import Patch
+    fig, axes = plt.subplots(len(timelines), 1, figsize=(12, 2.2 + 1.0 * len(timelines) * 2.4),
+                             squeeze=False)
+    for ax, tl in zip(axes[:, 0], timelines):
+        spans = tl["spans"]
+        lanes = sorted({(s["lane"], s["lane_name"]) for s in spans})
+        row = {lane: i for i, (lane, _) in enumerate(lanes)}
+        for s in spans:
+            start, end = s["start_ms"] * 1e3, s["end_ms"] * 1e3  # microseconds
+            ax.barh(row[s["lane"]], max(end - start, 0.3), left=start, height=0.7,
+                    color=LANE_COLORS.get(s["kind"], "#999999"), edgecolor="white", linewidth=0.4)
+            if s["kind"] == "gemm" and s.get("step", -1) >= 0 and end - start > 8:
+                ax.text((start + end) / 2, row[s["lane"]], str(s["step"]), ha="center", va="center",
+                        fontsize=6, color="white")
+        ax.set_yticks(range(len(lanes)))
+        ax.set_yticklabels([name for _, name in lanes])
+        ax.invert_yaxis()
+        total = max(s["end_ms"] for s in spans) * 1e3
+        ax.set_xlabel("microseconds from the call's first event")
+        ax.set_title(f"{tl.get('label', '')}: {total:.0f} us", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    kinds = []
+    for tl in timelines:
+        for s in tl["spans"]:
+            if s["kind"] not in kinds:
+                kinds.append(s["kind"])
+    gpu = flow.get("context", {}).get("gpu_name", "")
+    fig.suptitle(f"gemm::host timelines{' on ' + gpu if gpu else ''} (CUDA events; staging copies "
+                 "driven by the calling thread are timed on the host clock)", fontsize=10, y=0.995)
+    fig.legend(handles=[Patch(color=LANE_COLORS.get(k, "#999999"), label=k) for k in kinds],
+               loc="upper center", bbox_to_anchor=(0.5, 0.965), fontsize=8, ncol=len(kinds), frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     fig.savefig(path, dpi=150)
     plt.close(fig)
     return True
@@ -410,10 +463,31 @@ def flow_markdown(flow):
     return "\n".join(out) + "\n"
 
 
+def host_flow_markdown(flow):
+    """The gemm::host rows of the flow JSON, if any."""
+    rows = flow.get("host_rows", [])
+    if not rows:
+        return ""
+    def f(v, spec=".3f"):
+        return "-" if v is None else format(v, spec)
+    pcie = flow.get("pcie", {})
+    out = [f"GEMM from host memory (gemm::host). PCIe pinned: H2D {f(pcie.get('h2d_4MiB_GBs'), '.1f')} / "
+           f"D2H {f(pcie.get('d2h_4MiB_GBs'), '.1f')} GB/s at 4 MiB, {f(pcie.get('h2d_256MiB_GBs'), '.1f')} / "
+           f"{f(pcie.get('d2h_256MiB_GBs'), '.1f')} GB/s at 256 MiB.\n",
+           "| flow | time (ms) | TFLOP/s | copy floor (ms) | time / floor | predicted (ms) | target (ms) | ok |",
+           "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        ratio = r["ms"] / r["floor_ms"] if r.get("ms") and r.get("floor_ms") else None
+        out.append(f"| {r['name']} | {f(r.get('ms'))} | {f(r.get('tflops'), '.1f')} | {f(r.get('floor_ms'))} | "
+                   f"{f(ratio, '.2f')} | {f(r.get('predicted_ms'))} | {f(r.get('target_ms'), '.2f')} | "
+                   f"{'yes' if r.get('ok') else 'NO'} |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("results", help="Google Benchmark JSON from gemm_bench")
+    ap.add_argument("results", nargs="?", help="Google Benchmark JSON from gemm_bench (optional with --flow)")
     ap.add_argument("--flow", help="whole-flow JSON from gemm_bench --gemm_flow_out")
     ap.add_argument("--outdir", default=".", help="where the PNGs go (default: .)")
     ap.add_argument("--staircase-shape", default="4096x4096x4096",
@@ -427,7 +501,9 @@ def main(argv=None):
     ap.add_argument("--no-plots", action="store_true", help="only --markdown, no PNGs")
     args = ap.parse_args(argv)
 
-    res = load(args.results)
+    if not args.results and not args.flow:
+        ap.error("give the Google Benchmark JSON, --flow FLOW_JSON, or both")
+    res = load(args.results) if args.results else Results({})
     flow = None
     if args.flow:
         with open(args.flow) as f:
@@ -447,7 +523,7 @@ def main(argv=None):
         m = parse_shape(args.staircase_shape)[0]
         p = os.path.join(args.outdir, f"staircase_{m}.png")
         types = [t for t in args.staircase_types.split(",") if t]
-        if plot_staircase(res, types, args.staircase_shape, p):
+        if args.results and plot_staircase(res, types, args.staircase_shape, p):
             written.append(p)
         for typ in res.types:
             p = os.path.join(args.outdir, f"tflops_vs_size_{typ}.png")
@@ -457,14 +533,21 @@ def main(argv=None):
             p = os.path.join(args.outdir, f"flow_{flow.get('m', 1024)}.png")
             if plot_flow(flow, p):
                 written.append(p)
+            p = os.path.join(args.outdir, f"flow_timeline_{flow.get('m', 1024)}.png")
+            if plot_timeline(flow, p):
+                written.append(p)
         for p in written:
             print(f"plot.py: wrote {p}", file=sys.stderr)
 
     if args.markdown:
         wanted = [s for s in args.shapes.split(",") if s]
-        sys.stdout.write(markdown(res, wanted))
+        if args.results:
+            sys.stdout.write(markdown(res, wanted))
         if flow is not None:
             sys.stdout.write("\n" + flow_markdown(flow))
+            host_md = host_flow_markdown(flow)
+            if host_md:
+                sys.stdout.write("\n" + host_md)
     return 0
 
 

@@ -32,6 +32,12 @@ enum class Status {
   RanksDisagree,               // (agreement check) ranks passed different global shapes, layouts, types or algorithms
   PeerRejected,                // (agreement check) another rank's arguments were invalid; nothing was launched
   NvlsNotDisabled,             // NCCL_NVLS_ENABLE is not "0": NVLink multicast must stay off
+  // gemm::host (host.cuh), the calls that take host memory:
+  NotHostMemoryA,              // A is device or managed memory where host memory (pinned or pageable) is expected
+  NotHostMemoryB,
+  NotHostMemoryC,
+  DeviceBudgetTooSmall,        // the device-memory budget cannot hold the buffers of one tile
+  InvalidOption,               // a field of gemm::host::Options is out of range
 };
 
 constexpr const char* to_string(Status s) {
@@ -80,6 +86,19 @@ constexpr const char* to_string(Status s) {
     case Status::NvlsNotDisabled:
       return "NCCL_NVLS_ENABLE is not 0: NVLink multicast must stay off (call gemm::distributed::disable_nvls() before "
              "creating communicators)";
+    case Status::NotHostMemoryA:
+      return "A is device or managed memory: gemm::host takes host memory (pinned or pageable); gemm::gemm takes device "
+             "pointers";
+    case Status::NotHostMemoryB:
+      return "B is device or managed memory: gemm::host takes host memory (pinned or pageable); gemm::gemm takes device "
+             "pointers";
+    case Status::NotHostMemoryC:
+      return "C is device or managed memory: gemm::host takes host memory (pinned or pageable); gemm::gemm takes device "
+             "pointers";
+    case Status::DeviceBudgetTooSmall:
+      return "the device-memory budget is too small: it must hold the buffers of one tile (two 256-byte slots each "
+             "for A, B and C always do) and allow a plan of at most 65536 multiplies (gemm::host::Options::device_budget)";
+    case Status::InvalidOption: return "a field of gemm::host::Options is out of range (negative, or too large)";
   }
   return "unknown status";
 }

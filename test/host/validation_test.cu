@@ -161,7 +161,11 @@ TEST_CASE("every status has a distinct message", "[host][status]") {
                         Status::NullPointerB, Status::NullPointerC, Status::MisalignedA, Status::MisalignedB,
                         Status::MisalignedC, Status::NoDevice, Status::UnsupportedArchitecture,
                         Status::SharedMemoryTooLarge, Status::CudaError, Status::LaunchFailed,
-                        Status::TensorMapFailed};
+                        Status::TensorMapFailed, Status::NotHostMemoryA, Status::NotHostMemoryB,
+                        Status::NotHostMemoryC, Status::DeviceBudgetTooSmall, Status::InvalidOption,
+                        Status::CommunicatorError, Status::InvalidCommunicator, Status::DeviceMismatch,
+                        Status::ShardMismatchA, Status::ShardMismatchB, Status::ShardMismatchC, Status::RanksDisagree,
+                        Status::PeerRejected, Status::NvlsNotDisabled};
   for (Status a : all) {
     CHECK(std::strlen(gemm::to_string(a)) > 5);
     CHECK(std::string(gemm::to_string(a)) != "unknown status");

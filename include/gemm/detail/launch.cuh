@@ -112,6 +112,8 @@ inline Status swap_ab(Status s) {
     case Status::NullPointerB: return Status::NullPointerA;
     case Status::MisalignedA: return Status::MisalignedB;
     case Status::MisalignedB: return Status::MisalignedA;
+    case Status::NotHostMemoryA: return Status::NotHostMemoryB;
+    case Status::NotHostMemoryB: return Status::NotHostMemoryA;
     default: return s;
   }
 }
