@@ -36,7 +36,6 @@ struct Wgmma;  // specialised below for every supported N
 for tag, ptype, k, trans in TYPES:
     for n in NS:
         regs = n // 2
-        ops = ", ".join("%%%d" % i for i in range(regs))
         a, b = regs, regs + 1
         if trans:
             tparams = "template <bool kTransA, bool kTransB>\nstruct Wgmma<Wgmma%s, %d, kTransA, kTransB> {" % (tag, n)
@@ -47,9 +46,6 @@ for tag, ptype, k, trans in TYPES:
         cons = []
         for i in range(regs):
             cons.append('"+f"(d[%d])' % i)
-        lines = []
-        for i in range(0, len(cons), 8):
-            lines.append("          " + ", ".join(cons[i:i + 8]))
         print(tparams)
         print("  static constexpr int kK = %d;" % k)
         print("  __device__ static void mma(float (&d)[%d], std::uint64_t desc_a, std::uint64_t desc_b, int scale_d = 1) {" % regs)
