@@ -58,13 +58,12 @@ void check_hopper_types() {
   check_hopper<Policy, gemm::tf32x3, float>();
 }
 
-bool is_hopper() { return gemm_test::is_sm90(); }
 }  // namespace
 
 #define GEMM_HOPPER_TEST(Preset)                                                                          \
   TEST_CASE(#Preset "<bf16, fp16, tf32> matches the fp64 reference on ragged and padded input, every layout", \
             "[gpu][" #Preset "][bf16][fp16][tf32]") {                                                           \
-    if (!is_hopper()) {                                                                                   \
+    if (!gemm_test::is_sm90()) {                                                                                \
       WARN("SKIPPED: " #Preset " needs an sm_90 GPU");                                                    \
       return;                                                                                             \
     }                                                                                                     \
@@ -105,7 +104,7 @@ TEST_CASE("Tuned<bf16, fp16> is correct on the Hopper path and the mma.sync path
 }
 
 TEST_CASE("TF32 on Hopper reads transposed operands through a transposed copy", "[gpu][hopper][tf32]") {
-  if (!is_hopper()) {
+  if (!gemm_test::is_sm90()) {
     WARN("SKIPPED: needs an sm_90 GPU");
     return;
   }
@@ -122,7 +121,7 @@ TEST_CASE("TF32 on Hopper reads transposed operands through a transposed copy", 
 // allocations), every layout, and shapes of the issue's kind: one odd leading dimension at a time,
 // rows aligned to 8 bytes only.
 TEST_CASE("Tuned's Hopper compositions pack operands that TMA cannot read", "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
-  if (!is_hopper()) {
+  if (!gemm_test::is_sm90()) {
     WARN("SKIPPED: needs an sm_90 GPU");
     return;
   }

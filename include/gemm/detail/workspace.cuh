@@ -8,39 +8,35 @@
 
 namespace gemm::detail {
 
+// One block of scratch, freed (in stream order, after everything enqueued so far) when the
+// workspace goes out of scope. A call that needs several buffers carves them out of one block.
 class StreamWorkspace {
  public:
   explicit StreamWorkspace(cudaStream_t stream) : stream_(stream) {}
   StreamWorkspace(const StreamWorkspace&) = delete;
   StreamWorkspace& operator=(const StreamWorkspace&) = delete;
-  // Frees (in stream order, after everything enqueued so far) whatever was allocated.
   ~StreamWorkspace() {
-    for (void* p : blocks_)
-      if (p) cudaFreeAsync(p, stream_);
+    if (block_) cudaFreeAsync(block_, stream_);
   }
 
-  // bytes of scratch at out (256-byte aligned); Status::CudaError when the pool cannot provide them.
+  // count elements of scratch at out (256-byte aligned); Status::CudaError when the pool cannot
+  // provide them. Call it once per workspace.
   template <class T>
   Status allocate(T*& out, std::size_t count) {
-    void* p = nullptr;
-    const cudaError_t err = count ? cudaMallocAsync(&p, count * sizeof(T), stream_) : cudaSuccess;
+    const cudaError_t err = count ? cudaMallocAsync(&block_, count * sizeof(T), stream_) : cudaSuccess;
     if (err != cudaSuccess) {
       cudaGetLastError();
       last_cuda_error_slot() = err;
+      block_ = nullptr;
       return Status::CudaError;
     }
-    for (void*& slot : blocks_)
-      if (!slot) {
-        slot = p;
-        break;
-      }
-    out = static_cast<T*>(p);
+    out = static_cast<T*>(block_);
     return Status::Success;
   }
 
  private:
   cudaStream_t stream_;
-  void* blocks_[4] = {};
+  void* block_ = nullptr;
 };
 
 }  // namespace gemm::detail

@@ -42,22 +42,6 @@ __device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
 #endif
 }
 
-// Arrives on the barrier at the same offset in the shared memory of cluster block `cta`.
-__device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* bar, unsigned cta) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n"
-      ".reg .b32 remote;\n"
-      "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n"
-      "}" ::"r"(detail::smem_address(bar)),
-      "r"(cta)
-      : "memory");
-#else
-  (void)bar, (void)cta;
-#endif
-}
-
 // Blocks until the phase of parity `parity` has completed.
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, int parity) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

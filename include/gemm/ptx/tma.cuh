@@ -1,6 +1,6 @@
 #pragma once
-// TMA (the bulk tensor copy engine, sm_90): 2-D tile copies from global to shared memory described
-// by a CUtensorMap, completing on an mbarrier; optionally multicast to several blocks of a cluster.
+// TMA (the bulk tensor copy engine, sm_90): 2-D tile copies between global and shared memory
+// described by a CUtensorMap; loads complete on an mbarrier, stores in bulk async-groups.
 // Elements of the box outside the tensor are written as zeros, so tiles need no edge code.
 #include <cstdint>
 #include <cuda.h>
@@ -18,20 +18,6 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
       : "memory");
 #else
   (void)dst, (void)map, (void)c0, (void)c1, (void)bar;
-#endif
-}
-
-// The same box into dst (and bar) of every block of the cluster named in cta_mask.
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, int c0, int c1,
-                                                      std::uint64_t* bar, std::uint16_t cta_mask) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
-      "%3}], [%4], %5;" ::"r"(detail::smem_address(dst)),
-      "l"(map), "r"(c0), "r"(c1), "r"(detail::smem_address(bar)), "h"(cta_mask)
-      : "memory");
-#else
-  (void)dst, (void)map, (void)c0, (void)c1, (void)bar, (void)cta_mask;
 #endif
 }
 

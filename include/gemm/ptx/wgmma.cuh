@@ -1,6 +1,6 @@
 #pragma once
 // Warpgroup-level helpers for Hopper (sm_90a): wgmma's fences and groups, shared-memory matrix
-// descriptors, register reallocation between warpgroups, cluster identity and barriers.
+// descriptors, register reallocation between warpgroups, named barriers.
 // The mma instructions themselves are in wgmma_ops.cuh (generated).
 #include <cstdint>
 #include "cp_async.cuh"
@@ -60,21 +60,6 @@ template <int Regs>
 __device__ __forceinline__ void setmaxnreg_inc() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
-#endif
-}
-
-__device__ __forceinline__ unsigned cluster_ctarank() {
-  unsigned r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-#endif
-  return r;
-}
-
-// Every thread of every block of the cluster arrives and waits.
-__device__ __forceinline__ void cluster_sync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 #endif
 }
 

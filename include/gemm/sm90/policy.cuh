@@ -129,13 +129,7 @@ struct HopperPolicy {
     return std::is_same_v<T, tf32> ? a.op_b == Op::T : !std::is_same_v<T, tf32x3>;
   }
 
-  // What TMA can read: anything else is refused before any CUDA call.
-  template <class T, class Args>
-  static bool tma_compatible(const Args& a) {
-    return (!tma_reads_a<T>(a) || sm90::tma_compatible(a.A, a.lda)) &&
-           (!tma_reads_b<T>(a) || sm90::tma_compatible(a.B, a.ldb));
-  }
-
+  // What TMA cannot read is refused before any CUDA call (unless the operands policy copies it).
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
     if (Operands::kPack || !detail::reads_ab(args)) return Status::Success;
@@ -160,7 +154,6 @@ struct HopperPolicy {
     constexpr int budget = 227 * 1024 - Schedule::kConsumers * Epilogue::kBuffers - 2048;
     return budget / stage < 8 ? budget / stage : 8;
   }();
-  template <class Args>
   using SplitShape = sm90::BlockShape<float, Tile::BM, kSplitBN, kSplitStages, Schedule::kConsumers, Op::N, Op::T,
                                       Epilogue::kBuffers>;
 
@@ -180,8 +173,9 @@ struct HopperPolicy {
     using Reads = std::conditional_t<std::is_same_v<T, tf32>, detail::Ops<Op::N, Op::T>, Layouts>;
     return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
       using L = decltype(layouts);
+      using S = Shape<typename Args::Element, L::a, L::b>;
       // Whether the kernel can run here is known before anything is copied.
-      if (Status s = prepare<L, Args>(dev); s != Status::Success) return s;
+      if (Status s = prepare<S, kernel<Args, S>()>(dev); s != Status::Success) return s;
       const Staging staging = plan_staging<T>(caller_args);
       if (staging.bytes == 0) return launch_layout<L>(caller_args, dev, stream);
       detail::StreamWorkspace workspace(stream);  // freed in stream order after the last kernel below
@@ -190,8 +184,7 @@ struct HopperPolicy {
       Args args = caller_args;
       if (Status s = stage_in(args, staging, scratch, dev, stream); s != Status::Success) return s;
       if (Status s = launch_layout<L>(args, dev, stream); s != Status::Success) return s;
-      if (staging.kind[2] == Staging::None) return Status::Success;
-      return detail::unpack_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
+      return stage_out(caller_args, args, staging, dev, stream);
     });
   }
 
@@ -202,10 +195,9 @@ struct HopperPolicy {
   // Scratch: 3 (m + n) round_up(k, 4) floats (and C's staging copy, as for other types).
   template <class Args>
   static Status launch_tf32x3(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    using S = SplitShape<Args>;
+    using S = SplitShape;
     constexpr auto kKernel = kernel<Args, S, true>();
-    if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
-    if (Status s = detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90); s != Status::Success) return s;
+    if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
     const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
     const int ld = static_cast<int>(detail::ceil_div(caller_args.k, 4) * 4);
     const long long plane_a = (static_cast<long long>(caller_args.m) * ld + 63) / 64 * 64;  // 256-byte multiples
@@ -236,15 +228,14 @@ struct HopperPolicy {
       if (p > 0) args.beta = 1.0f;
       if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
     }
-    if (staging.kind[2] == Staging::None) return Status::Success;
-    return detail::unpack_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
+    return stage_out(caller_args, args, staging, dev, stream);
   }
 
-  template <class L, class Args>
+  // Kernel (for block shape S) fits this device and has sm_90a code in the binary.
+  template <class S, auto kKernel>
   static Status prepare(const detail::DeviceInfo& dev) {
-    using S = Shape<typename Args::Element, L::a, L::b>;
     if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
-    return detail::prepare_kernel<kernel<Args, S>()>(S::kSmemBytes, dev, 90);
+    return detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90);
   }
 
   // Where the call's operands go before and after the kernel: scratch copies that TMA and wgmma can
@@ -334,6 +325,14 @@ struct HopperPolicy {
       args.ldc = st.ld[2];
     }
     return Status::Success;
+  }
+
+  // After the kernel: a C computed in a staged copy goes back to the caller's C.
+  template <class Args>
+  static Status stage_out(const Args& caller_args, const Args& args, const Staging& st, const detail::DeviceInfo& dev,
+                          cudaStream_t stream) {
+    if (st.kind[2] == Staging::None) return Status::Success;
+    return detail::unpack_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
   }
 
   template <class L, class Args>
