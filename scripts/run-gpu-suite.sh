@@ -29,17 +29,9 @@ if [ -n "${GEMM_SANITIZER_ARGS:-}" ]; then
   set +f
 fi
 
-sanitizer=""
-if command -v compute-sanitizer >/dev/null 2>&1; then
-  sanitizer="$(command -v compute-sanitizer)"
-else
-  for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr/local/cuda-*; do
-    if [ -n "$d" ] && [ -x "$d/bin/compute-sanitizer" ]; then
-      sanitizer="$d/bin/compute-sanitizer"
-      break
-    fi
-  done
-fi
+# shellcheck source=scripts/_sanitizer.sh
+source "$(dirname "${BASH_SOURCE[0]}")/_sanitizer.sh"
+sanitizer="$(gemm_find_sanitizer)"
 
 names=() results=() times=()
 failed=0
