@@ -35,27 +35,35 @@ using DefaultPolicy = preset::Tuned;
 
 namespace detail {
 
+// Step 1 of every call (and of gemm::plan): the arguments, with no CUDA call. `empty`: C has no
+// elements, a successful no-op (as in BLAS) that needs no device.
+template <class T, class Policy, class Args>
+Status check_arguments(const Args& args, bool& empty) {
+  empty = false;
+  if (Status s = validate_sizes(args); s != Status::Success) return s;
+  if ((empty = args.m == 0 || args.n == 0)) return Status::Success;
+  if (Status s = validate_pointers(args); s != Status::Success) return s;
+  return Policy::template check_alignment<T>(args);
+}
+
 // Every entry point ends here, with the row-major form of the call.
 // Layouts: Ops<N, N> from the row-major entry point, AnyOps from those that take op arguments.
 template <class T, class Policy, class Layouts, class Out>
 Status run_valid_types(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
-  // 1. Arguments, with no CUDA call.
-  if (Status s = validate_sizes(args); s != Status::Success) return s;
-  if (args.m == 0 || args.n == 0) return Status::Success;  // BLAS: an empty C is a successful no-op
-  if (Status s = validate_pointers(args); s != Status::Success) return s;
-  if (Status s = Policy::template check_alignment<T>(args); s != Status::Success) return s;
-
+  bool empty = false;
+  if (Status s = check_arguments<T, Policy>(args, empty); s != Status::Success || empty) return s;
   // 2. The device.
   DeviceInfo dev;
   if (Status s = query_device(dev); s != Status::Success) return s;
-
   // 3. No product term: C = beta * C (and nothing at all when beta == 1).
   if (!reads_ab(args)) return scale_c(args, dev, stream);
   return Policy::template launch<T, Layouts>(args, dev, stream);
 }
 
-template <class T, class Policy, class Layouts, class Out>
-Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+// The compile-time checks of every entry point: true when T, C's type and the policy go together;
+// otherwise a static_assert stops the build with what to change.
+template <class T, class Policy, class Out>
+constexpr bool check_types() {
   constexpr bool kTypeOk = is_math_type<T>;
   constexpr bool kOutputOk = is_supported_output<T, Out>;
   constexpr bool kPolicyOk = Policy::template kServes<T, Out>;
@@ -72,7 +80,12 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
                 "ones also gemm::tf32x3; Dmma: double) and never strict float: name gemm::tf32 to allow TF32 "
                 "rounding, or use a CUDA-core preset or Tuned for float. Each preset's comment in presets.cuh lists "
                 "its types.");
-  if constexpr (kTypeOk && kOutputOk && kPolicyOk)
+  return kTypeOk && kOutputOk && kPolicyOk;
+}
+
+template <class T, class Policy, class Layouts, class Out>
+Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+  if constexpr (check_types<T, Policy, Out>())
     return run_valid_types<T, Policy, Layouts, Out>(args, stream);
   else
     return Status::InvalidSize;  // never compiled into a program: a static_assert above has stopped the build
@@ -141,3 +154,4 @@ Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const 
 
 }  // namespace blas
 }  // namespace gemm
+#include "plan.cuh"

@@ -86,7 +86,7 @@ struct Tuned : Named<Tuned> {
   // bf16, fp16, tf32 on sm_80+ where wgmma cannot run: mma.sync. 128x256 tiles (MmaSync's
   // composition) where they make at least one tile per SM; below that 64x128 tiles of 4 warps of
   // 32x64 (1024^2 is 128 such tiles, against 32 of 128x256).
-  using Mma = MmaPolicy<MmaTile<128, 256, 64>, WarpTile<64, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
+  using Mma = MmaPolicy<MmaTile<128, 256, 128>, WarpTile<64, 64>, CpAsyncFragmentPipeline<3>, MmaSyncMath,
                         SwizzledRaster<8>>;
   using MmaSmall = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
                              SwizzledRaster<8>>;
@@ -142,32 +142,109 @@ struct Tuned : Named<Tuned> {
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }  // misaligned input has a path
 
-  // The Hopper kernel for this shape, when the device and the operands allow it; `ran` says whether
-  // it did (a binary without sm_90a code answers UnsupportedArchitecture and falls through).
-  template <class T, class L, class Args>
-  static Status launch_hopper(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream, bool& ran) {
-    ran = false;
-    if (dev.arch != 90) return Status::Success;
-    const auto tiles = [&](int bn) { return detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, bn); };
-    const Status s = tiles(256) >= 128   ? Hopper::template launch<T, L>(args, dev, stream)
-                     : tiles(128) >= 128 ? HopperMedium::template launch<T, L>(args, dev, stream)
-                                         : HopperSmall::template launch<T, L>(args, dev, stream);
-    ran = s != Status::UnsupportedArchitecture;
-    return s;
-  }
-
   // A status after which a later choice may still run the call: this composition cannot run on
   // this device (architecture, shared memory, or no code for it in the binary).
   static bool try_another(Status s) {
     return s == Status::UnsupportedArchitecture || s == Status::SharedMemoryTooLarge;
   }
 
-  // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read.
-  template <class T, class L, class Args>
-  static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    const long long tiles = detail::ceil_div(args.m, Mma::Tile::BM) * detail::ceil_div(args.n, Mma::Tile::BN);
-    return tiles >= dev.sms ? Mma::template launch<T, L>(args, dev, stream)
-                            : MmaSmall::template launch<T, L>(args, dev, stream);
+  // The decision, written once for running a call and for gemm::plan: visit(Pick<P, U>{}, why) runs
+  // composition P with math type U (or, for plan, checks that it could run here and records why) and
+  // returns the status; after a try_another status the next choice is visited. Layouts L are known.
+  template <class T, class L, class Args, class Visit>
+  static Status decide(const Args& args, const detail::DeviceInfo& dev, Visit&& visit) {
+    using detail::ceil_div;
+    using detail::Pick;
+    if constexpr (std::is_same_v<T, double>) {
+      if (dev.arch >= 80) {
+        if (ceil_div(args.m, 128) * ceil_div(args.n, 128) >= dev.sms) {
+          const Status s = visit(Pick<DoubleMma, T>{}, "double, sm_80+, at least one 128x128 tile per SM: FP64 tensor "
+                                                       "cores (DMMA), 128x128 tiles");
+          if (!try_another(s)) return s;
+        }
+        const Status s = visit(Pick<DoubleMmaSmall, T>{}, "double, sm_80+, fewer 128x128 tiles than SMs (or their "
+                                                          "128 KB of shared memory does not fit): DMMA, 128x64 tiles");
+        if (!try_another(s)) return s;
+      }
+      return visit(Pick<Double, T>{}, "double without FP64 tensor cores (before sm_80, or no DMMA tile fits): CUDA "
+                                      "cores, 128x128 tiles");
+    } else if constexpr (is_16bit<T>) {
+      if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
+      if (dev.arch >= 80) {
+        const Status s = Mma::copies_can_read(args)
+                             ? mma_sync<T>(args, dev, visit)
+                             : visit(Pick<MmaMisaligned, T>{}, "16-bit, sm_80+ without wgmma, rows cp.async cannot "
+                                                               "read (odd leading dimension or pointer): mma.sync, "
+                                                               "element loads through registers");
+        if (!try_another(s)) return s;
+      }
+      return visit(Pick<WarpTiled, T>{}, "16-bit before sm_80: CUDA cores (WarpTiled), converting to float");
+    } else {
+      if constexpr (std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) {
+        if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
+      }
+      if constexpr (std::is_same_v<T, tf32>) {
+        if (dev.arch >= 80 && Mma::copies_can_read(args)) {  // float rows are always 4-byte aligned
+          if (Status s = mma_sync<T>(args, dev, visit); !try_another(s)) return s;
+        }
+      }
+      // Strict fp32 (and tf32, tf32x3 where no tensor-core kernel runs: strict fp32 is within their error).
+      if (dev.arch < 80) return visit(Pick<WarpTiled, float>{}, "fp32 before sm_80 (no cp.async): WarpTiled");
+      const bool aligned = detail::all_vector_aligned(args);
+      if (aligned && args.m <= 16 && args.k >= 1024)
+        return visit(Pick<Skinny, float>{}, "fp32, m <= 16 and k >= 1024 (memory-bound), 16-byte-aligned rows: "
+                                            "16x512 tiles, 16 k slices");
+      const long long large_tiles = ceil_div(args.m, 128) * ceil_div(args.n, 256);
+      if constexpr (L::b == Op::T) {
+        if (large_tiles >= 96)
+          return visit(Pick<LargeTransposedB, float>{}, "fp32, B stored transposed, at least 96 tiles of 128x256: "
+                                                        "256x128 tiles, B copied element-wise into padded rows");
+        return visit(Pick<SmallTransposedB, float>{}, "fp32, B stored transposed, fewer than 96 tiles of 128x256: "
+                                                      "64x64 tiles");
+      } else {
+        if (large_tiles >= 96) {
+          return aligned ? visit(Pick<Large, float>{}, "fp32, at least 96 tiles of 128x256, 16-byte-aligned rows: "
+                                                       "128x256 tiles, stream-K for the last wave")
+                         : visit(Pick<LargeMisaligned, float>{}, "fp32, at least 96 tiles of 128x256, rows not "
+                                                                 "16-byte aligned: 256x128 tiles, element copies");
+        }
+        if (aligned && args.k >= 2048 && large_tiles * 4 >= 96)
+          return visit(Pick<LargeSplitK, float>{}, "fp32, fewer than 96 large tiles but k >= 2048: 128x256 tiles, "
+                                                   "4 k slices");
+        return visit(Pick<Small, float>{}, "fp32, fewer than 96 tiles of 128x256: 64x64 tiles");
+      }
+    }
+  }
+
+  // The Hopper kernel for this shape (sm_90 only; without sm_90a code in the binary it answers
+  // UnsupportedArchitecture and the caller goes on).
+  template <class T, class Args, class Visit>
+  static Status hopper(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
+    using detail::Pick;
+    if (dev.arch != 90) return Status::UnsupportedArchitecture;
+    const auto tiles = [&](int bn) { return detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, bn); };
+    if (tiles(256) >= 128)
+      return visit(Pick<Hopper, T>{}, "sm_90, at least 128 tiles of 128x256: persistent warp-specialised wgmma "
+                                      "kernel, 128x256 tiles, TMA stores");
+    if (tiles(128) >= 128)
+      return visit(Pick<HopperMedium, T>{}, "sm_90, fewer than 128 tiles of 128x256 but 128 of 128x128: persistent "
+                                            "wgmma kernel, 128x128 tiles");
+    return visit(Pick<HopperSmall, T>{}, "sm_90, fewer than 128 tiles of 128x128: persistent wgmma kernel, 128x64 "
+                                         "tiles");
+  }
+
+  // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read. Mma's 144 KB
+  // of shared memory is more than sm_86 and sm_89 give a block: those take the small tile.
+  template <class T, class Args, class Visit>
+  static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
+    using detail::Pick;
+    if (detail::ceil_div(args.m, Mma::Tile::BM) * detail::ceil_div(args.n, Mma::Tile::BN) >= dev.sms) {
+      const Status s = visit(Pick<Mma, T>{}, "sm_80+ without wgmma, at least one 128x256 tile per SM: mma.sync, "
+                                             "128x256 tiles, 3 stages 64 bytes deep");
+      if (!try_another(s)) return s;
+    }
+    return visit(Pick<MmaSmall, T>{}, "sm_80+ without wgmma, fewer 128x256 tiles than SMs (or their 144 KB of "
+                                      "shared memory does not fit): mma.sync, 64x128 tiles");
   }
 
   template <class T, class L, class Args>
@@ -176,55 +253,11 @@ struct Tuned : Named<Tuned> {
     if constexpr (std::is_same_v<L, detail::AnyOps>) {
       return detail::with_ops<L>(args.op_a, args.op_b,
                                  [&](auto layouts) { return launch<T, decltype(layouts)>(args, dev, stream); });
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (dev.arch >= 80) {
-        const long long tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 128);
-        if (tiles >= dev.sms) {
-          const Status s = DoubleMma::template launch<T, L>(args, dev, stream);
-          if (!try_another(s)) return s;
-        }
-        const Status s = DoubleMmaSmall::template launch<T, L>(args, dev, stream);
-        if (!try_another(s)) return s;
-      }
-      return Double::template launch<T, L>(args, dev, stream);
-    } else if constexpr (is_16bit<T>) {
-      bool ran = false;
-      const Status s = launch_hopper<T, L>(args, dev, stream, ran);
-      if (ran) return s;
-      if (dev.arch >= 80) {
-        const Status m = Mma::copies_can_read(args) ? mma_sync<T, L>(args, dev, stream)
-                                                    : MmaMisaligned::template launch<T, L>(args, dev, stream);
-        if (!try_another(m)) return m;
-      }
-      return WarpTiled::template launch<T, L>(args, dev, stream);
     } else {
-      if constexpr (std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) {
-        bool ran = false;
-        const Status s = launch_hopper<T, L>(args, dev, stream, ran);
-        if (ran) return s;
-      }
-      if constexpr (std::is_same_v<T, tf32>) {
-        if (dev.arch >= 80 && Mma::copies_can_read(args)) {  // float rows are always 4-byte aligned
-          const Status s = mma_sync<T, L>(args, dev, stream);
-          if (!try_another(s)) return s;
-        }
-      }
-      if (dev.arch < 80) return WarpTiled::template launch<float, L>(args, dev, stream);  // no cp.async before sm_80
-      const bool aligned = detail::all_vector_aligned(args);
-      if (aligned && args.m <= 16 && args.k >= 1024) return Skinny::template launch<float, L>(args, dev, stream);
-      const long long large_tiles = detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, 256);
-      if constexpr (L::b == Op::T) {
-        if (large_tiles >= 96) return LargeTransposedB::template launch<float, L>(args, dev, stream);
-        return SmallTransposedB::template launch<float, L>(args, dev, stream);
-      } else {
-        if (large_tiles >= 96) {
-          return aligned ? Large::template launch<float, L>(args, dev, stream)
-                         : LargeMisaligned::template launch<float, L>(args, dev, stream);
-        }
-        if (aligned && args.k >= 2048 && large_tiles * 4 >= 96)
-          return LargeSplitK::template launch<float, L>(args, dev, stream);
-        return Small::template launch<float, L>(args, dev, stream);
-      }
+      return decide<T, L>(args, dev, [&](auto pick, const char*) {
+        using P = typename decltype(pick)::Policy;
+        return P::template launch<typename decltype(pick)::Math, L>(args, dev, stream);
+      });
     }
   }
 };

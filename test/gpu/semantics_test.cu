@@ -57,6 +57,35 @@ TEST_CASE("refusals decided on the device launch nothing and write nothing", "[g
   CHECK(read_back(c.ptr, ones.size()) == ones);
 }
 
+TEST_CASE("gemm::plan on this device answers as the call does, and launches nothing", "[gpu][semantics][plan]") {
+  gemm_test::DeviceBuffer<float> a(64 * 64), b(64 * 64), c(64 * 64);
+  const auto launches = gemm::kernel_launches();
+  const gemm::Plan future = gemm::plan<float, FuturePolicy>(64, 64, 64, 1.f, a.ptr, 64, b.ptr, 64, 0.f, c.ptr, 64);
+  CHECK(future.status == gemm::Status::UnsupportedArchitecture);
+  CHECK(gemm::plan<float, HugeSmemPolicy>(64, 64, 64, 1.f, a.ptr, 64, b.ptr, 64, 0.f, c.ptr, 64).status ==
+        gemm::Status::SharedMemoryTooLarge);
+  const gemm::Plan fp32 = gemm::plan<float>(64, 64, 64, 1.f, a.ptr, 64, b.ptr, 64, 0.f, c.ptr, 64);
+  CHECK(fp32.status == gemm::Status::Success);
+  CHECK(fp32.composition.rfind("TiledPolicy<", 0) == 0);
+  CHECK(gemm::kernel_launches() == launches);
+
+  // bf16: the Hopper kernel on an H100 or H200 when the binary holds sm_90a code (the probe kernel's
+  // PTX version says), mma.sync on other sm_80+ devices.
+  gemm_test::DeviceBuffer<__nv_bfloat16> ha(64 * 64), hb(64 * 64), hc(64 * 64);
+  const gemm::Plan bf16 = gemm::plan<__nv_bfloat16>(64, 64, 64, 1.f, ha.ptr, 64, hb.ptr, 64, 0.f, hc.ptr, 64);
+  INFO(bf16.describe());
+  CHECK(bf16.status == gemm::Status::Success);
+  int major = 0;
+  CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  cudaFuncAttributes attr{};
+  CUDA_REQUIRE(cudaFuncGetAttributes(&attr, gemm::detail::sm90a_probe_kernel<>));
+  if (gemm_test::is_sm90() && attr.ptxVersion >= 90)
+    CHECK(bf16.composition.rfind("HopperPolicy<", 0) == 0);
+  else if (major >= 8)
+    CHECK(bf16.composition.rfind("MmaPolicy<", 0) == 0);
+  CHECK(gemm::kernel_launches() == launches);
+}
+
 TEST_CASE("beta = 1 with k = 0 leaves C alone without launching; alpha = 0 scales C", "[gpu][semantics]") {
   std::vector<float> h(12 * 7);
   gemm_test::fill_random(h);

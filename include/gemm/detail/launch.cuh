@@ -208,6 +208,13 @@ struct Ops {
   static constexpr Op b = B;
 };
 
+// A composition and the math type to run it with: what preset::Tuned's decision hands its visitor.
+template <class P, class U>
+struct Pick {
+  using Policy = P;
+  using Math = U;
+};
+
 // "Any layout, known at run time": what the entry points with op arguments pass down.
 struct AnyOps {};
 

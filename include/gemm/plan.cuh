@@ -1,0 +1,150 @@
+#pragma once
+// gemm::plan: what gemm::gemm<T, Policy> would run for a call, and why, without running it.
+//
+//   gemm::Plan p = gemm::plan<__nv_bfloat16>(gemm::Op::N, gemm::Op::N, m, n, k, 1.f, A, lda, B, ldb, 0.f, C, ldc);
+//   std::puts(p.describe().c_str());
+//       // Tuned: HopperPolicy: BlockTile<128,256>, ... -- sm_90, at least 128 tiles of 128x256: ...
+//
+// It takes the same arguments as the call (pointers are only inspected for null and alignment, never
+// read) and goes through the same checks and the same decision code as the call (preset::Tuned's
+// decide), so the status is the one the call would return before launching anything. With a Target
+// it plans for a device described by hand (architecture, SMs, shared memory) and makes no CUDA call
+// at all: for tests, or to see what another GPU would run.
+#include <string>
+#include <type_traits>
+#include <cuda_runtime.h>
+#include "args.cuh"
+#include "detail/launch.cuh"
+#include "gemm.cuh"
+#include "status.cuh"
+#include "tuned.cuh"
+#include "types.cuh"
+
+namespace gemm {
+
+struct Plan {
+  Status status = Status::Success;  // what the call would return before launching anything
+  std::string preset;               // the policy named, or the default's name
+  std::string composition;          // what would run: "Family<parts>", or the pass that runs instead
+  std::string reason;               // why that one
+  std::string describe() const {
+    if (status != Status::Success) return preset + ": refused, " + to_string(status);
+    return preset + ": " + composition + " -- " + reason;
+  }
+};
+
+// A device to plan for without asking CUDA: compute capability as 10 * major + minor (90 for the
+// H100), multiprocessors, and the opt-in shared memory per block in bytes. The binary is assumed to
+// hold code for it.
+struct Target {
+  int arch = 90;
+  int sms = 132;
+  int smem_optin = 227 * 1024;
+};
+
+namespace detail {
+
+// Compiled into every binary that plans: its PTX version says whether the binary holds sm_90a code.
+template <int = 0>
+__global__ void sm90a_probe_kernel() {}
+
+// Whether composition P, with math type U, can run on dev; the same checks its launch makes first.
+template <class P, class U>
+Status can_run(const DeviceInfo& dev, bool check_binary) {
+  constexpr bool kHopper = P::kMinArch == 90;  // wgmma and TMA: sm_90 (sm_90a code) only
+  if (dev.arch < P::kMinArch || (kHopper && dev.arch != 90)) return Status::UnsupportedArchitecture;
+  // A Hopper stage holds 128-byte operand rows whatever the type, so its size is the 16-bit one's
+  // (the tf32 shapes exist only K-major; 3xTF32's shape is sized to fit by construction).
+  using Sized = std::conditional_t<kHopper, __nv_bfloat16, storage_t<U>>;
+  if (P::template smem_bytes<Sized>() > dev.smem_optin) return Status::SharedMemoryTooLarge;
+  if (kHopper && check_binary) return prepare_kernel<&sm90a_probe_kernel<>>(0, dev, 90);
+  return Status::Success;
+}
+
+// "Family<parts>": the family (TiledPolicy, MmaPolicy, HopperPolicy) or preset, and its parts.
+template <class P>
+std::string composition() {
+  return std::string(P::name()) + "<" + P::parts() + ">";
+}
+
+template <class T, class Policy, class Layouts, class Args>
+void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Plan& plan) {
+  if constexpr (std::is_same_v<Layouts, AnyOps>) {
+    with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
+      plan_launch<T, Policy, decltype(layouts)>(args, dev, check_binary, plan);
+      return Status::Success;
+    });
+  } else if constexpr (std::is_same_v<Policy, preset::Tuned>) {
+    plan.status = Policy::template decide<T, Layouts>(args, dev, [&](auto pick, const char* why) {
+      using Pick = decltype(pick);
+      const Status s = can_run<typename Pick::Policy, typename Pick::Math>(dev, check_binary);
+      if (s == Status::Success) {
+        plan.composition = composition<typename Pick::Policy>();
+        plan.reason = why;
+      }
+      return s;
+    });
+  } else {
+    plan.status = can_run<Policy, T>(dev, check_binary);
+    plan.composition = composition<Policy>();
+    plan.reason = "the policy named in the call";
+  }
+}
+
+// target: plan for it without CUDA calls; null: the current device.
+template <class T, class Policy, class Layouts, class Out>
+Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target) {
+  Plan plan;
+  plan.preset = Policy::name();
+  if constexpr (check_types<T, Policy, Out>()) {
+    bool empty = false;
+    if ((plan.status = check_arguments<T, Policy>(args, empty)) != Status::Success) return plan;
+    if (empty) {
+      plan.composition = "nothing";
+      plan.reason = "C is empty (m or n is 0)";
+      return plan;
+    }
+    DeviceInfo dev;
+    if (target) {
+      dev.arch = target->arch, dev.sms = target->sms, dev.smem_optin = target->smem_optin;
+    } else if ((plan.status = query_device(dev)) != Status::Success) {
+      return plan;
+    }
+    if (!reads_ab(args)) {
+      plan.composition = args.beta == 1 ? "nothing" : "scale_c_kernel";
+      plan.reason = args.beta == 1 ? "no product term (k = 0 or alpha = 0) and beta = 1: C stays as it is"
+                                   : "no product term (k = 0 or alpha = 0): C = beta * C";
+      return plan;
+    }
+    plan_launch<T, Policy, Layouts>(args, dev, target == nullptr, plan);
+  }
+  return plan;
+}
+
+}  // namespace detail
+
+// Row-major A, B and C, the current device.
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan(int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda, const storage_t<T>* B, int ldb,
+          scalar_t<T> beta, Out* C, int ldc) {
+  return detail::plan<T, Policy, detail::Ops<Op::N, Op::N>, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc},
+                                                                 nullptr);
+}
+
+// A and B stored as op_a, op_b say (as gemm::gemm with ops), the current device.
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+          const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc) {
+  return detail::plan<T, Policy, detail::AnyOps, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b},
+                                                      nullptr);
+}
+
+// The same for a device described by hand; no CUDA call.
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan(const Target& target, Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A,
+          int lda, const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc) {
+  return detail::plan<T, Policy, detail::AnyOps, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b},
+                                                      &target);
+}
+
+}  // namespace gemm

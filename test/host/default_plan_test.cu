@@ -1,0 +1,107 @@
+// gemm::plan for devices described by hand (no GPU, no CUDA call): what the default policy picks per
+// architecture, type, layout, shape and alignment, and the statuses it answers for invalid calls.
+#include <string>
+#include <cuda_bf16.h>
+#include <gemm/gemm.cuh>
+#include "../catch.hpp"
+
+namespace {
+using gemm::Op;
+using gemm::Status;
+using bf16 = __nv_bfloat16;
+
+const gemm::Target kH100{90, 132, 227 * 1024};
+const gemm::Target kA100{80, 108, 163 * 1024};
+const gemm::Target kL40{89, 142, 99 * 1024};
+const gemm::Target kT4{75, 40, 64 * 1024};
+
+// Never read: plan only looks at the pointers' values (null, alignment).
+alignas(256) unsigned char storage[1024];
+template <class T>
+T* ptr(int offset_bytes = 0) {
+  return reinterpret_cast<T*>(storage + offset_bytes);
+}
+
+template <class T, class Policy = gemm::DefaultPolicy, class Out = gemm::storage_t<T>>
+gemm::Plan plan_nn(const gemm::Target& t, int m, int n, int k, Op op_a = Op::N, Op op_b = Op::N, int lda = 0,
+                   int ldb = 0, int a_offset = 0) {
+  using In = gemm::storage_t<T>;
+  if (lda == 0) lda = op_a == Op::N ? k : m;
+  if (ldb == 0) ldb = op_b == Op::N ? n : k;
+  return gemm::plan<T, Policy>(t, op_a, op_b, m, n, k, 1, ptr<In>(a_offset), lda, ptr<In>(), ldb, 0, ptr<Out>(), n);
+}
+
+bool has(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("the default plan for bf16 follows the architecture, the tile count and the alignment", "[host][plan]") {
+  const gemm::Plan big = plan_nn<bf16>(kH100, 4096, 4096, 4096);
+  CHECK(big.status == Status::Success);
+  CHECK(big.preset == "Tuned");
+  CHECK(has(big.composition, "HopperPolicy"));
+  CHECK(has(big.composition, "BlockTile<128,256>"));
+  CHECK(has(big.reason, "128x256"));
+  CHECK(has(big.describe(), "Tuned: "));
+
+  CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));  // 16 x 8 = 128 tiles
+  CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 1536).composition, "BlockTile<128,128>"));  // 72 wide tiles, 144 of these
+  CHECK(has(plan_nn<bf16>(kH100, 1024, 1024, 1024).composition, "BlockTile<128,64>"));
+  // Rows TMA cannot read are copied first: still the Hopper kernel.
+  const gemm::Plan odd = plan_nn<bf16>(kH100, 4095, 4097, 4093);
+  CHECK(has(odd.composition, "HopperPolicy"));
+  CHECK(has(odd.composition, "PackMisalignedOperands"));
+
+  // sm_80: mma.sync with the 144 KB tile; sm_89 gives a block 99 KB, so the small tile.
+  CHECK(has(plan_nn<bf16>(kA100, 4096, 4096, 4096).composition, "MmaTile<128,256,128>"));
+  const gemm::Plan l40 = plan_nn<bf16>(kL40, 4096, 4096, 4096);
+  CHECK(has(l40.composition, "MmaTile<64,128,64>"));
+  CHECK(has(l40.reason, "144 KB"));
+  // A pointer 2 bytes off a 4-byte boundary: cp.async cannot copy it, element loads through registers.
+  CHECK(has(plan_nn<bf16>(kA100, 1000, 1000, 1000, Op::N, Op::N, 0, 0, 2).composition, "RegisterDoubleBuffer"));
+  CHECK(has(plan_nn<bf16>(kT4, 512, 512, 512).composition, "WarpTiled<"));
+}
+
+TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]") {
+  CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096).composition, "TileShape<128,256,16,4,4>"));
+  CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096).composition, "StreamK"));
+  CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096, Op::N, Op::T).reason, "B stored transposed"));
+  CHECK(has(plan_nn<float>(kH100, 8, 4096, 4096).reason, "m <= 16"));
+  CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "TileShape<64,64,32,1,4>"));
+  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).reason, "4 k slices"));  // 32 large tiles x 4 slices
+
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).composition, "MmaSyncMath"));
+  // 3xTF32 without wgmma: strict fp32, which is at least as accurate.
+  CHECK(has(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).reason, "fp32"));
+
+  CHECK(has(plan_nn<double>(kH100, 4096, 4096, 4096).composition, "DmmaMath"));
+  CHECK(has(plan_nn<double>(kH100, 4096, 4096, 4096).composition, "MmaTile<128,128,128>"));
+  CHECK(has(plan_nn<double>(kH100, 1024, 1024, 1024).composition, "MmaTile<128,64,128>"));
+  CHECK(has(plan_nn<double>(kT4, 1024, 1024, 1024).reason, "CUDA cores"));
+}
+
+TEST_CASE("plan answers what the call would: refusals, empty calls, no product term", "[host][plan]") {
+  const gemm::Plan bad_lda = plan_nn<bf16>(kH100, 64, 64, 64, Op::N, Op::N, 63);
+  CHECK(bad_lda.status == Status::InvalidLeadingDimensionA);
+  CHECK(has(bad_lda.describe(), "refused"));
+  CHECK(plan_nn<bf16>(kH100, -1, 64, 64).status == Status::InvalidSize);
+  CHECK(gemm::plan<bf16>(kH100, Op::N, Op::N, 64, 64, 64, 1.f, nullptr, 64, ptr<bf16>(), 64, 0.f, ptr<bf16>(), 64)
+            .status == Status::NullPointerA);
+
+  const gemm::Plan empty = plan_nn<bf16>(kH100, 0, 64, 64);
+  CHECK(empty.status == Status::Success);
+  CHECK(empty.composition == "nothing");
+  CHECK(plan_nn<bf16>(kH100, 64, 64, 0, Op::N, Op::N, 1).composition == "scale_c_kernel");
+  CHECK(gemm::plan<bf16>(kH100, Op::N, Op::N, 64, 64, 0, 1.f, ptr<bf16>(), 1, ptr<bf16>(), 64, 1.f, ptr<bf16>(), 64)
+            .composition == "nothing");
+
+  // A named preset runs as named, or not at all: MmaSync's 144 KB do not fit sm_89; Hopper needs sm_90.
+  CHECK(plan_nn<bf16, gemm::preset::MmaSync>(kA100, 256, 256, 256).status == Status::Success);
+  CHECK(plan_nn<bf16, gemm::preset::MmaSync>(kL40, 256, 256, 256).status == Status::SharedMemoryTooLarge);
+  CHECK(plan_nn<bf16, gemm::preset::Persistent>(kA100, 256, 256, 256).status == Status::UnsupportedArchitecture);
+  const gemm::Plan named = plan_nn<bf16, gemm::preset::Persistent>(kH100, 256, 256, 256);
+  CHECK(named.preset == "Persistent");
+  CHECK(named.composition == "Persistent<" + gemm::preset::Persistent::parts() + ">");
+  // The Hopper presets read A with TMA: a misaligned A is refused up front, as the call would.
+  CHECK(plan_nn<bf16, gemm::preset::Persistent>(kH100, 256, 256, 255).status == Status::MisalignedA);
+}
