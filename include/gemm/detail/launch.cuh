@@ -4,6 +4,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <mutex>
 #include <type_traits>
 #include <cuda_runtime.h>
 #include "../args.cuh"
@@ -125,21 +126,38 @@ struct DeviceInfo {
   int sms = 0;         // streaming multiprocessors
 };
 
+// The device's fixed properties, asked of CUDA once per device and process (a call then costs one
+// cudaGetDevice): four attribute queries per call were a measurable part of a small call's host time.
 inline Status query_device(DeviceInfo& info) {
+  constexpr int kCached = 64;
+  static DeviceInfo cache[kCached];
+  static std::atomic<bool> known[kCached] = {};
+  static std::mutex fill;
   cudaError_t err = cudaGetDevice(&info.device);
-  int major = 0, minor = 0;
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, info.device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, info.device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&info.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, info.device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, info.device);
-  if (err != cudaSuccess) {
-    cudaGetLastError();  // do not leave the error sticky for the caller's next call
-    const bool no_device = err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
-                           err == cudaErrorInitializationError || err == cudaErrorStubLibrary;
-    return record(err, no_device ? Status::NoDevice : Status::CudaError);
+  const int d = info.device;
+  if (err == cudaSuccess && d >= 0 && d < kCached && known[d].load(std::memory_order_acquire)) {
+    info = cache[d];
+  } else {
+    int major = 0, minor = 0;
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&info.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&info.sms, cudaDevAttrMultiProcessorCount, d);
+    if (err != cudaSuccess) {
+      cudaGetLastError();  // do not leave the error sticky for the caller's next call
+      const bool no_device = err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+                             err == cudaErrorInitializationError || err == cudaErrorStubLibrary;
+      return record(err, no_device ? Status::NoDevice : Status::CudaError);
+    }
+    info.arch = 10 * major + minor;
+    if (d >= 0 && d < kCached) {
+      std::lock_guard<std::mutex> lock(fill);
+      if (!known[d].load(std::memory_order_relaxed)) {
+        cache[d] = info;
+        known[d].store(true, std::memory_order_release);
+      }
+    }
   }
-  info.arch = 10 * major + minor;
   if (const int limit = sm_limit_slot(); limit > 0 && limit < info.sms) info.sms = limit;  // gemm::SmLimit
   return Status::Success;
 }
