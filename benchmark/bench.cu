@@ -15,9 +15,7 @@
 #include <sstream>
 #include <type_traits>
 
-#ifndef GEMM_GIT_COMMIT
-#define GEMM_GIT_COMMIT "unknown"
-#endif
+#include "gemm_git_commit.h"  // GEMM_GIT_COMMIT, written at build time (cmake/git-commit.cmake)
 
 namespace gemm_bench {
 
