@@ -20,8 +20,10 @@
 // about linearly (measured: 8x strict fp32's at k = 4096). With kPromote each stage's product goes
 // into its own registers (the first wgmma overwrites them) and is added to the running sum with
 // ordinary round-to-nearest adds once the stage's wgmmas are done: the truncation then only
-// accumulates over one stage (32 k). It costs the overlap of two stages of wgmma and twice the
-// accumulator registers (tiles of at most 128 columns).
+// accumulates over one stage (32 k). The warp-specialised kernel keeps two sets of stage products
+// and adds one while the tensor cores fill the other (mainloop.cuh: promoted_step); the single-
+// warpgroup kernel waits for each stage. Three sets of accumulator registers: tiles of at most 128
+// columns.
 #include <cuda.h>
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
@@ -147,17 +149,19 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
 
       int previous = -1;  // the stage whose wgmmas may still be reading it
       if constexpr (kPromote) {
-        float part[Shape::kMmaM][Shape::kAccRegs];
-        for (int kb = 0; kb < k_blocks; ++kb) {
-          ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
-          ptx::wgmma_fence();
-          mma_stage<Shape>(part, st.a(pos.stage), st.b(pos.stage), row, 0);
-          ptx::wgmma_commit();
-          ptx::wgmma_wait<0>();
-          fence_accumulators<Shape>(part);
-          if (leader) ptx::mbarrier_arrive(st.empty(pos.stage));
-          add_accumulators<Shape>(acc, part);
-          pos.advance();
+        // Two sets of stage products in turn: while one stage's wgmmas fill one set, the other set
+        // (the stage before) is added to acc, so the tensor cores never wait for the adds.
+        float part[2][Shape::kMmaM][Shape::kAccRegs];
+        int kb = 0;
+        for (; kb + 1 < k_blocks; kb += 2) {
+          promoted_step<Shape, 0>(acc, part, st, pos, previous, row, leader);
+          promoted_step<Shape, 1>(acc, part, st, pos, previous, row, leader);
+        }
+        if (kb < k_blocks) {  // an odd number of stages: the last product is in part[0]
+          promoted_step<Shape, 0>(acc, part, st, pos, previous, row, leader);
+          finish_promoted<Shape, 0>(acc, part, st, previous, leader);
+        } else {
+          finish_promoted<Shape, 1>(acc, part, st, previous, leader);
         }
       } else {
         for (int kb = 0; kb < k_blocks; ++kb) {

@@ -106,4 +106,39 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[Shape::kMmaM][Sh
   for (int mi = 0; mi < Shape::kMmaM; ++mi) ptx::wgmma_fence_operands(acc[mi]);
 }
 
+// 3xTF32's promoted mainloop step (warp-specialised consumers): the next full stage's wgmmas
+// overwrite part[P]; once the previous stage's (into part[P ^ 1]) are done, that product is added
+// to acc with round-to-nearest adds and its stage handed back to the producer, while this stage's
+// wgmmas run. P is a constant so that both sets stay in registers.
+template <class Shape, int P>
+__device__ __forceinline__ void promoted_step(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
+                                              float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
+                                              const Stages<Shape>& st, RingPosition<Shape::kStages>& pos,
+                                              int& previous, int row, bool leader) {
+  ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+  ptx::wgmma_fence();
+  mma_stage<Shape>(part[P], st.a(pos.stage), st.b(pos.stage), row, 0);
+  ptx::wgmma_commit();
+  ptx::wgmma_wait<1>();  // the previous stage's wgmmas are done
+  if (previous >= 0) {
+    fence_accumulators<Shape>(part[P ^ 1]);
+    if (leader) ptx::mbarrier_arrive(st.empty(previous));
+    add_accumulators<Shape>(acc, part[P ^ 1]);
+  }
+  previous = pos.stage;
+  pos.advance();
+}
+
+// After the last promoted_step (whose product went into part[P]): wait for it, add it, hand its
+// stage back.
+template <class Shape, int P>
+__device__ __forceinline__ void finish_promoted(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
+                                                float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
+                                                const Stages<Shape>& st, int previous, bool leader) {
+  ptx::wgmma_wait<0>();
+  fence_accumulators<Shape>(part[P]);
+  if (leader) ptx::mbarrier_arrive(st.empty(previous));
+  add_accumulators<Shape>(acc, part[P]);
+}
+
 }  // namespace gemm::sm90
