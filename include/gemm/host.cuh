@@ -241,6 +241,7 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, const Options& opt, bool asy
   if constexpr (!kOk) {
     return ::gemm::detail::run<T, Policy, Layouts, Out>(args, stream);  // its static_assert says what is wrong
   } else {
+    const ::gemm::detail::IgnoreCallerWorkspace own_memory;  // the inner calls overlap on several streams
     using In = storage_t<T>;
     // 1. Arguments and options, no CUDA call.
     if (Status s = ::gemm::detail::validate_sizes(args); s != Status::Success) return s;

@@ -10,8 +10,10 @@
 // decide), so the status is the one the call would return before launching anything. With a Target
 // it plans for a device described by hand (architecture, SMs, shared memory) and makes no CUDA call
 // at all: for tests, or to see what another GPU would run.
+#include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <cuda_runtime.h>
 #include "args.cuh"
 #include "detail/launch.cuh"
@@ -27,6 +29,8 @@ struct Plan {
   std::string preset;               // the policy named, or the default's name
   std::string composition;          // what would run: "Family<parts>", or the pass that runs instead
   std::string reason;               // why that one
+  std::size_t workspace_bytes = 0;  // scratch device memory the call takes (stream-ordered, or from a
+                                    // gemm::CallerWorkspace); 0 for most calls
   std::string describe() const {
     if (status != Status::Success) return preset + ": refused, " + to_string(status);
     return preset + ": " + composition + " -- " + reason;
@@ -61,6 +65,17 @@ Status can_run(const DeviceInfo& dev, bool check_binary) {
   return Status::Success;
 }
 
+// Scratch bytes composition P takes for args: its workspace_bytes<U>(args) where it has one (the
+// Hopper family's staging and 3xTF32 split), else none.
+template <class P, class U, class Args, class = void>
+struct WorkspaceOf {
+  static std::size_t bytes(const Args&) { return 0; }
+};
+template <class P, class U, class Args>
+struct WorkspaceOf<P, U, Args, std::void_t<decltype(P::template workspace_bytes<U>(std::declval<const Args&>()))>> {
+  static std::size_t bytes(const Args& args) { return P::template workspace_bytes<U>(args); }
+};
+
 // "Family<parts>": the family (TiledPolicy, MmaPolicy, HopperPolicy) or preset, and its parts.
 template <class P>
 std::string composition() {
@@ -81,6 +96,7 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
       if (s == Status::Success) {
         plan.composition = composition<typename Pick::Policy>();
         plan.reason = why;
+        plan.workspace_bytes = WorkspaceOf<typename Pick::Policy, typename Pick::Math, Args>::bytes(args);
       }
       return s;
     });
@@ -88,6 +104,7 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
     plan.status = can_run<Policy, T>(dev, check_binary);
     plan.composition = composition<Policy>();
     plan.reason = "the policy named in the call";
+    plan.workspace_bytes = WorkspaceOf<Policy, T, Args>::bytes(args);
   }
 }
 

@@ -38,6 +38,7 @@ enum class Status {
   NotHostMemoryC,
   DeviceBudgetTooSmall,        // the device-memory budget cannot hold the buffers of one tile
   InvalidOption,               // a field of gemm::host::Options is out of range
+  WorkspaceTooSmall,           // a gemm::CallerWorkspace is in force and holds fewer bytes than the call needs
 };
 
 constexpr const char* to_string(Status s) {
@@ -64,6 +65,9 @@ constexpr const char* to_string(Status s) {
     case Status::SharedMemoryTooLarge: return "the policy's tile needs more shared memory per block than the device allows";
     case Status::CudaError: return "a CUDA runtime call failed (see gemm::last_cuda_error())";
     case Status::LaunchFailed: return "the kernel launch failed (see gemm::last_cuda_error())";
+    case Status::WorkspaceTooSmall:
+      return "the caller's workspace (gemm::CallerWorkspace) is smaller than the call needs (gemm::plan(...)."
+             "workspace_bytes says how much)";
     case Status::TensorMapFailed:
       return "the driver could not encode a TMA tensor map for A or B (cuTensorMapEncodeTiled failed or is missing)";
     case Status::CommunicatorError:

@@ -50,6 +50,10 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   const gemm::Plan odd = plan_nn<bf16>(kH100, 4095, 4097, 4093);
   CHECK(has(odd.composition, "HopperPolicy"));
   CHECK(has(odd.composition, "PackMisalignedOperands"));
+  // A, B and C are copied with rows padded to 16 bytes: 4095 x 4096 + 4093 x 4104 + 4095 x 4104 bf16.
+  CHECK(odd.workspace_bytes >= (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2);
+  CHECK(odd.workspace_bytes < (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2 + 3 * 256);
+  CHECK(big.workspace_bytes == 0);
 
   // sm_80: mma.sync with the 144 KB tile; sm_89 gives a block 99 KB, so the small tile.
   CHECK(has(plan_nn<bf16>(kA100, 4096, 4096, 4096).composition, "MmaTile<128,256,128>"));
@@ -73,6 +77,10 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).composition, "MmaSyncMath"));
   // 3xTF32 without wgmma: strict fp32, which is at least as accurate.
   CHECK(has(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).reason, "fp32"));
+  CHECK(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).workspace_bytes == 0);
+  // 3xTF32 on sm_90: three planes (hi, lo, hi without Inf/NaN) of A and of B, k padded to 4 floats.
+  CHECK(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).workspace_bytes ==
+        3ull * 2 * 4096 * 4096 * 4);
 
   CHECK(has(plan_nn<double>(kH100, 4096, 4096, 4096).composition, "DmmaMath"));
   CHECK(has(plan_nn<double>(kH100, 4096, 4096, 4096).composition, "MmaTile<128,128,128>"));

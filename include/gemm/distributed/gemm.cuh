@@ -441,6 +441,7 @@ class Plan {
       if (overlap > 0) limit = caller > 0 ? std::min(caller, overlap) : overlap;
     }
     ::gemm::SmLimit scope(limit);
+    const ::gemm::detail::IgnoreCallerWorkspace own_memory;  // ranks on other devices, overlapping calls
     const Status s = ::gemm::gemm<T, Policy>(a.op_a, a.op_b, a.m, a.n, a.k, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta,
                                              a.C, a.ldc, stream_);
     if (s != Status::Success) error_ = s;

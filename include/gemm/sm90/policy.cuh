@@ -188,6 +188,29 @@ struct HopperPolicy {
     });
   }
 
+  // 3xTF32's split planes: k padded to 4 floats (16-byte rows), each plane a multiple of 256 bytes.
+  struct SplitPlanes {
+    int ld;
+    long long a, b;  // floats per plane of A, of B
+    template <class Args>
+    explicit SplitPlanes(const Args& args)
+        : ld(static_cast<int>(detail::ceil_div(args.k, 4) * 4)),
+          a((static_cast<long long>(args.m) * ld + 63) / 64 * 64),
+          b((static_cast<long long>(args.n) * ld + 63) / 64 * 64) {}
+    std::size_t bytes() const { return static_cast<std::size_t>(3 * (a + b)) * sizeof(float); }
+  };
+
+  // Scratch memory a call takes (stream-ordered, or from a gemm::CallerWorkspace): the staging copies
+  // of operands TMA cannot read, and for 3xTF32 the split planes. What gemm::plan reports.
+  template <class T, class Args>
+  static std::size_t workspace_bytes(const Args& args) {
+    if (!detail::reads_ab(args)) return 0;
+    if constexpr (std::is_same_v<T, tf32x3>)
+      return plan_staging<tf32x3>(args).bytes + SplitPlanes(args).bytes();
+    else
+      return plan_staging<T>(args).bytes;
+  }
+
   // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh: hi, lo and hi with Inf/NaN as 0,
   // k contiguous), then three passes of the TF32 kernel, with promoted accumulators, into C, smallest
   // terms first so that the large one is added last:
@@ -199,13 +222,12 @@ struct HopperPolicy {
     constexpr auto kKernel = kernel<Args, S, true>();
     if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
     const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
-    const int ld = static_cast<int>(detail::ceil_div(caller_args.k, 4) * 4);
-    const long long plane_a = (static_cast<long long>(caller_args.m) * ld + 63) / 64 * 64;  // 256-byte multiples
-    const long long plane_b = (static_cast<long long>(caller_args.n) * ld + 63) / 64 * 64;
+    const SplitPlanes planes(caller_args);
+    const int ld = planes.ld;
+    const long long plane_a = planes.a, plane_b = planes.b;
     detail::StreamWorkspace workspace(stream);
     char* scratch = nullptr;
-    const std::size_t split_bytes = static_cast<std::size_t>(3 * (plane_a + plane_b)) * sizeof(float);
-    if (Status s = workspace.allocate(scratch, staging.bytes + split_bytes); s != Status::Success) return s;
+    if (Status s = workspace.allocate(scratch, staging.bytes + planes.bytes()); s != Status::Success) return s;
     float* a = reinterpret_cast<float*>(scratch + staging.bytes);
     float* b = a + 3 * plane_a;
     const Args& c = caller_args;

@@ -1,0 +1,170 @@
+// Scratch memory of the calls that copy operands first (bf16 rows TMA cannot read, 3xTF32 splits):
+// from the stream-ordered pool or from a caller's buffer (gemm::CallerWorkspace), sized by
+// gemm::plan, refused before any launch when too small, the same after CUDA graph capture, and not
+// growing over repeated calls.
+#include <cmath>
+#include <cstring>
+#include <vector>
+#include "check.cuh"
+
+namespace {
+using bf16 = __nv_bfloat16;
+
+// 301 x 257 x 199 with every leading dimension odd: A, B and C are all staged on sm_90.
+struct OddProblem {
+  static constexpr int m = 301, n = 257, k = 199, lda = 201, ldb = 259, ldc = 263;
+  gemm_test::DeviceBuffer<bf16> a{static_cast<size_t>(m) * lda}, b{static_cast<size_t>(k) * ldb},
+      c{static_cast<size_t>(m) * ldc};
+  std::vector<bf16> poison = std::vector<bf16>(c.count, __float2bfloat16(std::nanf("")));
+
+  OddProblem() {
+    std::vector<bf16> ha(a.count), hb(b.count);
+    gemm_test::fill_random(ha);
+    gemm_test::fill_random(hb);
+    CUDA_REQUIRE(cudaMemcpy(a.ptr, ha.data(), ha.size() * sizeof(bf16), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(b.ptr, hb.data(), hb.size() * sizeof(bf16), cudaMemcpyHostToDevice));
+  }
+  void poison_c() {
+    CUDA_REQUIRE(cudaMemcpy(c.ptr, poison.data(), poison.size() * sizeof(bf16), cudaMemcpyHostToDevice));
+  }
+  gemm::Status call(cudaStream_t stream = 0) {
+    return gemm::gemm<bf16>(m, n, k, 1.0f, a.ptr, lda, b.ptr, ldb, 0.0f, c.ptr, ldc, stream);
+  }
+  gemm::Plan plan() { return gemm::plan<bf16>(m, n, k, 1.0f, a.ptr, lda, b.ptr, ldb, 0.0f, c.ptr, ldc); }
+  std::vector<unsigned short> bits() {  // C as raw bits, so that equal means bitwise equal (NaN included)
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    std::vector<unsigned short> h(c.count);
+    CUDA_REQUIRE(cudaMemcpy(h.data(), c.ptr, h.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+cudaMemPool_t default_pool() {
+  int dev = 0;
+  cudaMemPool_t pool;
+  CUDA_REQUIRE(cudaGetDevice(&dev));
+  CUDA_REQUIRE(cudaDeviceGetDefaultMemPool(&pool, dev));
+  return pool;
+}
+unsigned long long pool_attribute(cudaMemPoolAttr attr) {
+  cuuint64_t v = 0;
+  CUDA_REQUIRE(cudaMemPoolGetAttribute(default_pool(), attr, &v));
+  return v;
+}
+void reset_pool_high_watermark() {
+  cuuint64_t zero = 0;
+  CUDA_REQUIRE(cudaMemPoolSetAttribute(default_pool(), cudaMemPoolAttrUsedMemHigh, &zero));
+}
+
+}  // namespace
+
+TEST_CASE("a caller's workspace replaces the pool; one too small is refused before any launch",
+          "[gpu][workspace]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("skipped: staging runs on sm_90 only");
+    return;
+  }
+  OddProblem p;
+  const gemm::Plan plan = p.plan();
+  INFO(plan.describe());
+  REQUIRE(plan.status == gemm::Status::Success);
+  REQUIRE(plan.workspace_bytes > 0);
+
+  p.poison_c();
+  REQUIRE(p.call() == gemm::Status::Success);
+  const auto from_pool = p.bits();
+
+  gemm_test::DeviceBuffer<unsigned char> buffer(plan.workspace_bytes);
+  {
+    gemm::CallerWorkspace workspace(buffer.ptr, plan.workspace_bytes);
+    p.poison_c();
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    reset_pool_high_watermark();
+    REQUIRE(p.call() == gemm::Status::Success);
+    CHECK(p.bits() == from_pool);
+    CHECK(pool_attribute(cudaMemPoolAttrUsedMemHigh) == 0);  // nothing came from the pool
+  }
+  {
+    gemm::CallerWorkspace workspace(buffer.ptr, plan.workspace_bytes - 1);
+    p.poison_c();
+    const auto launches = gemm::kernel_launches();
+    CHECK(p.call() == gemm::Status::WorkspaceTooSmall);
+    CHECK(gemm::kernel_launches() == launches);
+    std::vector<unsigned short> poisoned(p.poison.size());
+    std::memcpy(poisoned.data(), p.poison.data(), poisoned.size() * sizeof(bf16));
+    CHECK(p.bits() == poisoned);  // nothing written
+    // A call that needs no scratch is unaffected by a workspace of any size.
+    gemm_test::DeviceBuffer<bf16> a(64 * 64), b(64 * 64), c(64 * 64);
+    CHECK(gemm::plan<bf16>(64, 64, 64, 1.0f, a.ptr, 64, b.ptr, 64, 0.0f, c.ptr, 64).workspace_bytes == 0);
+    CHECK(gemm::gemm<bf16>(64, 64, 64, 1.0f, a.ptr, 64, b.ptr, 64, 0.0f, c.ptr, 64) == gemm::Status::Success);
+  }
+  // The workspace's scope has ended: the pool again.
+  reset_pool_high_watermark();
+  p.poison_c();
+  REQUIRE(p.call() == gemm::Status::Success);
+  CHECK(p.bits() == from_pool);
+  CHECK(pool_attribute(cudaMemPoolAttrUsedMemHigh) >= plan.workspace_bytes);
+}
+
+TEST_CASE("staged calls replay from a CUDA graph, with the pool or a caller's workspace", "[gpu][workspace]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("skipped: staging runs on sm_90 only");
+    return;
+  }
+  OddProblem p;
+  p.poison_c();
+  REQUIRE(p.call() == gemm::Status::Success);
+  const auto expected = p.bits();
+  const gemm::Plan plan = p.plan();
+  gemm_test::DeviceBuffer<unsigned char> buffer(plan.workspace_bytes);
+
+  cudaStream_t stream;
+  CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (bool caller_buffer : {false, true}) {
+    INFO("caller's workspace: " << caller_buffer);
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    gemm::Status s;
+    if (caller_buffer) {
+      gemm::CallerWorkspace workspace(buffer.ptr, plan.workspace_bytes);
+      s = p.call(stream);
+    } else {
+      s = p.call(stream);  // allocation and free nodes in the graph
+    }
+    CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+    REQUIRE(s == gemm::Status::Success);
+    CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 3; ++replay) {
+      p.poison_c();
+      CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+      CUDA_REQUIRE(cudaStreamSynchronize(stream));
+      CHECK(p.bits() == expected);
+    }
+    CUDA_REQUIRE(cudaGraphExecDestroy(exec));
+    CUDA_REQUIRE(cudaGraphDestroy(graph));
+  }
+  CUDA_REQUIRE(cudaStreamDestroy(stream));
+}
+
+TEST_CASE("repeated staged calls hold no memory afterwards and reuse one block", "[gpu][workspace]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("skipped: staging runs on sm_90 only");
+    return;
+  }
+  OddProblem p;
+  const gemm::Plan plan = p.plan();
+  REQUIRE(p.call() == gemm::Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  size_t free_before = 0, total = 0;
+  CUDA_REQUIRE(cudaMemGetInfo(&free_before, &total));
+  reset_pool_high_watermark();
+  for (int i = 0; i < 100; ++i) REQUIRE(p.call() == gemm::Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(pool_attribute(cudaMemPoolAttrUsedMemCurrent) == 0);  // every block freed
+  // Each call frees its block (in stream order) before the next allocates: the pool reuses it.
+  CHECK(pool_attribute(cudaMemPoolAttrUsedMemHigh) <= 2 * plan.workspace_bytes);
+  size_t free_after = 0;
+  CUDA_REQUIRE(cudaMemGetInfo(&free_after, &total));
+  CHECK(free_after + (64u << 20) >= free_before);  // within the pool's granularity of where it was
+}
