@@ -184,7 +184,7 @@ void run_fused(const FusedCase& f) {
 
 // The cases each family runs: ragged and whole tiles, beta 0 over NaN and beta != 0, D distinct and
 // in place, both bias kinds, NaN/Inf in the bias, k = 0 and alpha = 0, C null under beta = 0.
-std::vector<FusedCase> family_cases(int align_elems) {
+inline std::vector<FusedCase> family_cases(int align_elems) {
   const auto aligned = [&](Case c) { return gemm_test::rows_aligned_to(c, align_elems); };
   std::vector<FusedCase> v;
   v.push_back({aligned(Case{65, 63, 9, -1.25, 0.0, 0, 0, 0, 0, 0, 0, true}), BiasKind::PerColumn});

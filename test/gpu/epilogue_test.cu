@@ -40,7 +40,7 @@ TEST_CASE("fused epilogue: Hopper presets (register and TMA-store epilogues)", "
   // Several persistent tiles per block, TMA stores into a distinct D and in place.
   for (bool in_place : {false, true})
     run_fused<gemm::preset::Persistent, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>(
-        {Case{1100, 2100, 64, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, BiasKind::PerColumn, in_place, true});
+        {Case{1100, 2104, 64, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, BiasKind::PerColumn, in_place, true});
 }
 
 TEST_CASE("fused epilogue: a CUDA graph of a fused call replays correctly", "[gpu][epilogue]") {
@@ -114,8 +114,8 @@ TEST_CASE("fused epilogue: invalid epilogue arguments are refused before any lau
   CHECK(call(E{c.ptr + 5, n}, c.ptr, n - 1) == Status::InvalidLeadingDimensionC);
   CHECK(gemm::gemm<float, P>(m, n, k, 1.0f, a.ptr, k, b.ptr, n, 0.5f, nullptr, n, E{d.ptr, n}) ==
         Status::NullPointerC);  // beta != 0 reads C
-  CHECK(gemm::blas::gemm<float, P>(Op::N, Op::N, n, m, k, 1.0f, b.ptr, n, a.ptr, k, 0.5f, c.ptr, n, E{d.ptr, m - 1}) ==
-        Status::InvalidLeadingDimensionD);
+  CHECK(gemm::blas::gemm<float, P>(Op::N, Op::N, n, m, k, 1.0f, b.ptr, n, a.ptr, k, 0.5f, c.ptr, n, E{d.ptr, n - 1}) ==
+        Status::InvalidLeadingDimensionD);  // the caller's D is n x m column-major: ldd >= n
   CHECK(gemm::kernel_launches() == launches);
   std::vector<float> c_after(ones.size()), d_after(ones.size());
   CUDA_REQUIRE(cudaMemcpy(c_after.data(), c.ptr, c_after.size() * sizeof(float), cudaMemcpyDeviceToHost));

@@ -95,6 +95,31 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
   const int r = warp * 16 + lane / 4;
   const int pair_byte = 2 * (lane % 4) * static_cast<int>(sizeof(Out));
   const auto& epi = detail::epilogue_of(args);
+  // Pair (j, g, h): columns 8 g + 2 (lane % 4) (+1) of chunk j, row r + 8 h.
+  const auto pair_at = [&](int j, int g, int h) {
+    const int i = 4 * (j * kGroups + g) + 2 * h;
+    // TMA drops what lies outside D, but the epilogue still sees those elements: clamp their
+    // coordinates so that a bias or a caller's functor never reads past its vectors.
+    const int row = min(row0 + r + 8 * h, args.m - 1);
+    const int col = min(col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4), args.n - 2);
+    Pair<Out> p;
+    p.x = detail::convert<Out>(epi(args.alpha * acc[i], row, col));
+    p.y = detail::convert<Out>(epi(args.alpha * acc[i + 1], row, col + 1));
+    return p;
+  };
+  // A fused epilogue's pairs are all computed before the first store: its loads (a bias) then issue
+  // together, instead of each waiting behind the shared-memory stores before it, across which the
+  // compiler cannot move a load (measured: bias + GELU at 4096^3 took 1.7x the plain call).
+  constexpr bool kEarly = detail::has_epilogue<Args>;
+  Pair<Out> early[kEarly ? kChunks * kGroups * 2 : 1];
+  if constexpr (kEarly) {
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j)
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) early[(j * kGroups + g) * 2 + h] = pair_at(j, g, h);
+  }
 #pragma unroll
   for (int j = 0; j < kChunks; ++j) {
     char* buf = bufs + (j % 2) * Chunk::kBytes;
@@ -112,17 +137,9 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
     for (int g = 0; g < kGroups; ++g) {
       const int byte = g * 8 * static_cast<int>(sizeof(Out)) + pair_byte;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int i = 4 * (j * kGroups + g) + 2 * h;
-        // TMA drops what lies outside D, but the epilogue still sees those elements: clamp their
-        // coordinates so that a bias or a caller's functor never reads past its vectors.
-        const int row = min(row0 + r + 8 * h, args.m - 1);
-        const int col = min(col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4), args.n - 2);
-        Pair<Out> p;
-        p.x = detail::convert<Out>(epi(args.alpha * acc[i], row, col));
-        p.y = detail::convert<Out>(epi(args.alpha * acc[i + 1], row, col + 1));
-        *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) = p;
-      }
+      for (int h = 0; h < 2; ++h)
+        *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) =
+            kEarly ? early[(j * kGroups + g) * 2 + h] : pair_at(j, g, h);
     }
     ptx::fence_proxy_async();  // the writes above, before the TMA engine reads them
     ptx::named_barrier_sync(barrier, 128);
