@@ -13,14 +13,27 @@
 //   gemm::blas::gemm<T, Policy>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc[, stream])
 //       column-major, in BLAS's (and cuBLAS's) argument order and meaning.
 //
+// Each takes an optional fused epilogue (epilogue.cuh) after ldc: D = act(alpha * op(A) * op(B) +
+// beta * C + bias), with C then read-only (null allowed when beta == 0; D == C computes in place):
+//
+//   gemm::Epilogue<__nv_bfloat16, gemm::act::GeluTanh> epi{D, ldd, bias, gemm::BiasKind::PerColumn};
+//   gemm::gemm<__nv_bfloat16>(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, epi, stream);
+//
+// Activations gemm::act::Identity, ReLU, GeluErf, GeluTanh, SiLU, Clamp{lo, hi}, or a caller's functor
+// of (value) or (value, row, col); bias per row or per column of D, float or D's type, in the
+// caller's frame (a column-major call's PerRow bias has m values, one per row of its D).
+//
 // T is the math type (types.cuh): float, gemm::tf32, double, __nv_bfloat16 or __half. C holds the
 // input type, or float for 16-bit inputs. It never throws: it validates everything it can before
 // touching the device, launches nothing when the call is invalid, and returns a Status that says
 // what was wrong.
+#include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <cuda_runtime.h>
 #include "args.cuh"
 #include "detail/launch.cuh"
+#include "epilogue.cuh"
 #include "kernel/scale_kernel.cuh"
 #include "policy.cuh"
 #include "presets.cuh"
@@ -46,16 +59,24 @@ Status check_arguments(const Args& args, bool& empty) {
   return Policy::template check_alignment<T>(args);
 }
 
+// What a call does on its stream before its kernels: nothing, except for a fused call that copies C
+// into a distinct D (see run_fused).
+struct NothingBefore {
+  Status operator()(cudaStream_t) const { return Status::Success; }
+};
+
 // Every entry point ends here, with the row-major form of the call.
 // Layouts: Ops<N, N> from the row-major entry point, AnyOps from those that take op arguments.
-template <class T, class Policy, class Layouts, class Out>
-Status run_valid_types(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+// Args: GemmArgs, or EpilogueArgs from a fused call.
+template <class T, class Policy, class Layouts, class Args, class Before>
+Status run_valid_types(const Args& args, cudaStream_t stream, const Before& before) {
   bool empty = false;
   if (Status s = check_arguments<T, Policy>(args, empty); s != Status::Success || empty) return s;
   // 2. The device.
   DeviceInfo dev;
   if (Status s = query_device(dev); s != Status::Success) return s;
-  // 3. No product term: C = beta * C (and nothing at all when beta == 1).
+  if (Status s = before(stream); s != Status::Success) return s;
+  // 3. No product term: C = beta * C (and nothing at all when beta == 1 and there is no epilogue).
   if (!reads_ab(args)) return scale_c(args, dev, stream);
   return Policy::template launch<T, Layouts>(args, dev, stream);
 }
@@ -83,13 +104,75 @@ constexpr bool check_types() {
   return kTypeOk && kOutputOk && kPolicyOk;
 }
 
-template <class T, class Policy, class Layouts, class Out>
-Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+template <class T, class Policy, class Layouts, class Out, class Args, class Before = NothingBefore>
+Status run_args(const Args& args, cudaStream_t stream, const Before& before = {}) {
   if constexpr (check_types<T, Policy, Out>())
-    return run_valid_types<T, Policy, Layouts, Out>(args, stream);
+    return run_valid_types<T, Policy, Layouts>(args, stream, before);
   else
     return Status::InvalidSize;  // never compiled into a program: a static_assert above has stopped the build
 }
+
+template <class T, class Policy, class Layouts, class Out>
+Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+  return run_args<T, Policy, Layouts, Out>(args, stream);
+}
+
+// The epilogue's own arguments, before anything else (m == 0 or n == 0 is still a no-op once they
+// are valid). args holds the caller's C, or D where C is null and unread (beta == 0).
+template <class In, class Out, class Act, class Bias>
+Status validate_epilogue(const GemmArgs<In, Out>& args, const Epilogue<Out, Act, Bias>& e) {
+  if (e.ldd < (args.n > 1 ? args.n : 1)) return Status::InvalidLeadingDimensionD;
+  if (args.m == 0 || args.n == 0) return Status::Success;
+  if (e.D == nullptr) return Status::NullPointerD;
+  if (!aligned_to(e.D, alignof(Out))) return Status::MisalignedD;
+  if (e.bias_kind != BiasKind::None && e.bias == nullptr) return Status::NullPointerBias;
+  if (e.bias_kind != BiasKind::None && !aligned_to(e.bias, alignof(Bias))) return Status::MisalignedBias;
+  if (args.C != nullptr && args.C != e.D) {  // distinct matrices must not share an element
+    const auto span = [&](const Out* p, int ld) {
+      const auto first = reinterpret_cast<std::uintptr_t>(p);
+      return std::pair(first, first + ((static_cast<std::uintptr_t>(args.m) - 1) * ld + args.n) * sizeof(Out));
+    };
+    const auto c = span(args.C, args.ldc), d = span(e.D, e.ldd);
+    if (c.first < d.second && d.first < c.second) return Status::OverlappingOutput;
+  }
+  return Status::Success;
+}
+
+// A fused call. The kernels read beta * C where they write, so a D distinct from C first receives a
+// copy of C (one stream-ordered 2D copy, only when beta != 0: C itself is never written); then
+// every kernel family applies args.epilogue where it combines alpha * acc + beta * C.
+// kSwapped: the caller is column-major (gemm::blas), so rows and columns of the computed problem
+// are the caller's columns and rows.
+template <class T, class Policy, class Layouts, bool kSwapped, class Out, class Act, class Bias>
+Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, cudaStream_t stream) {
+  if (args.C == nullptr && args.beta == 0) args.C = e.D, args.ldc = e.ldd;  // C unread: stands for D in the checks
+  if (Status s = validate_sizes(args); s != Status::Success) return s;
+  if (Status s = validate_epilogue(args, e); s != Status::Success) return s;
+  if (args.m == 0 || args.n == 0) return Status::Success;
+  if (Status s = validate_pointers(args); s != Status::Success) return s;
+  EpilogueArgs<storage_t<T>, Out, FusedEpilogue<Act, Bias, kSwapped>> fused;
+  static_cast<GemmArgs<storage_t<T>, Out>&>(fused) = args;
+  fused.C = e.D, fused.ldc = e.ldd;
+  fused.epilogue = {e.bias, e.bias_kind, e.act};
+  const bool copy_c = args.C != e.D && args.beta != 0;
+  const auto copy_c_to_d = [&](cudaStream_t s) {
+    if (!copy_c) return Status::Success;
+    const std::size_t row = static_cast<std::size_t>(args.n) * sizeof(Out);
+    const cudaError_t err = cudaMemcpy2DAsync(e.D, static_cast<std::size_t>(e.ldd) * sizeof(Out), args.C,
+                                              static_cast<std::size_t>(args.ldc) * sizeof(Out), row, args.m,
+                                              cudaMemcpyDeviceToDevice, s);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      return record(err, Status::CudaError);
+    }
+    return Status::Success;
+  };
+  return run_args<T, Policy, Layouts, Out>(fused, stream, copy_c_to_d);
+}
+
+// A fused call's C: Out is deduced from the epilogue alone, so that C may be passed as nullptr.
+template <class Out>
+using ReadOnly = const typename NonDeduced<Out>::type*;
 
 template <class T, class Out>
 using EnableOtherOutput = std::enable_if_t<!std::is_same_v<Out, storage_t<T>>, int>;
@@ -123,6 +206,23 @@ Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const stor
                                                      stream);
 }
 
+// Fused epilogue, row-major C and D: D = act(alpha * op(A) * op(B) + beta * C + bias) (epilogue.cuh).
+// C is only read (null allowed when beta == 0) unless D == C.
+template <class T, class Policy = DefaultPolicy, class Out, class Act, class Bias>
+Status gemm(int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda, const storage_t<T>* B, int ldb,
+            scalar_t<T> beta, detail::ReadOnly<Out> C, int ldc, const Epilogue<Out, Act, Bias>& epilogue,
+            cudaStream_t stream = 0) {
+  return detail::run_fused<T, Policy, detail::Ops<Op::N, Op::N>, false>(
+      {m, n, k, alpha, A, lda, B, ldb, beta, const_cast<Out*>(C), ldc}, epilogue, stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, class Act, class Bias>
+Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, detail::ReadOnly<Out> C, int ldc,
+            const Epilogue<Out, Act, Bias>& epilogue, cudaStream_t stream = 0) {
+  return detail::run_fused<T, Policy, detail::AnyOps, false>(
+      {m, n, k, alpha, A, lda, B, ldb, beta, const_cast<Out*>(C), ldc, op_a, op_b}, epilogue, stream);
+}
+
 // Column-major, as BLAS and cuBLAS: C (m x n, ldc >= m) = alpha * op(A) * op(B) + beta * C with
 // op(A) m x k (transa N: A is m x k, lda >= m; T: A is k x m, lda >= k) and op(B) k x n (N: ldb >= k;
 // T: ldb >= n). A cuBLAS call cublasGemmEx(h, transa, transb, m, n, k, ...) maps one to one.
@@ -150,6 +250,17 @@ template <class T, class Policy = DefaultPolicy, class Out, gemm::detail::Enable
 Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
             const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, cudaStream_t stream = 0) {
   return detail::run<T, Policy, Out>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+// Fused epilogue, column-major C and D (ldd >= m): BiasKind::PerRow adds bias[i] to row i of the
+// caller's D (m values), PerColumn bias[j] to column j (n values); a functor taking (v, row, col)
+// sees the caller's row and column.
+template <class T, class Policy = DefaultPolicy, class Out, class Act, class Bias>
+Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, gemm::detail::ReadOnly<Out> C, int ldc,
+            const Epilogue<Out, Act, Bias>& epilogue, cudaStream_t stream = 0) {
+  return gemm::detail::swap_ab(gemm::detail::run_fused<T, Policy, gemm::detail::AnyOps, true>(
+      {n, m, k, alpha, B, ldb, A, lda, beta, const_cast<Out*>(C), ldc, transb, transa}, epilogue, stream));
 }
 
 }  // namespace blas

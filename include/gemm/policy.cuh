@@ -149,7 +149,27 @@ struct TiledPolicy {
     sk.dp_tiles = static_cast<int>(tiles - left);
     sk.sk_blocks = static_cast<int>(std::max(1LL, std::min(wave, iters / KSplit::kMinIters)));
     if (args.beta == 1) return Status::Success;
-    return detail::launch_kernel<&detail::scale_tiles_kernel<Args, Cfg>>(left, 256, 0, stream, dev, args, sk.dp_tiles);
+    auto plain = detail::without_epilogue(args);  // the epilogue comes after the sums (finish_k_split)
+    return detail::launch_kernel<&detail::scale_tiles_kernel<decltype(plain), Cfg>>(left, 256, 0, stream, dev, plain,
+                                                                                   sk.dp_tiles);
+  }
+
+  // After a kernel whose blocks added partial sums into C: a fused epilogue applied once to the
+  // complete sums (split-K: all of C; stream-K: the tiles it shared out).
+  template <class Args, class Cfg>
+  static Status finish_k_split(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
+                               const StreamKSchedule& sk, long long tiles) {
+    if constexpr (!detail::has_epilogue<Args>) {
+      return Status::Success;
+    } else if constexpr (KSplit::kSplits > 1) {
+      return detail::scale_c(detail::finishing(args), dev, stream);
+    } else if constexpr (KSplit::kStreamK) {
+      if (sk.sk_blocks == 0) return Status::Success;
+      return detail::launch_kernel<&detail::scale_tiles_kernel<Args, Cfg>>(tiles - sk.dp_tiles, 256, 0, stream, dev,
+                                                                           detail::finishing(args), sk.dp_tiles);
+    } else {
+      return Status::Success;
+    }
   }
 
   // The kernel of one alignment path and layout combination.
@@ -166,7 +186,7 @@ struct TiledPolicy {
     if (Cfg::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
     const long long tiles = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN);
     if constexpr (KSplit::kSplits > 1) {  // slices add into C: apply beta first
-      if (Status s = detail::scale_c(args, dev, stream); s != Status::Success) return s;
+      if (Status s = detail::scale_c(detail::without_epilogue(args), dev, stream); s != Status::Success) return s;
     }
     auto run = [&](auto aligned) {
       return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
@@ -177,7 +197,10 @@ struct TiledPolicy {
           if (Status s = stream_k_schedule<Args, Cfg, kK>(args, dev, stream, tiles, sk); s != Status::Success) return s;
           blocks = sk.dp_tiles + static_cast<long long>(sk.sk_blocks);
         }
-        return detail::launch_kernel<kK>(blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args, sk);
+        if (Status s = detail::launch_kernel<kK>(blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args, sk);
+            s != Status::Success)
+          return s;
+        return finish_k_split<Args, Cfg>(args, dev, stream, sk, tiles);
       });
     };
     // Only vector loaders need the aligned/unaligned pair; a rejecting loader never sees misaligned input.

@@ -39,6 +39,13 @@ enum class Status {
   DeviceBudgetTooSmall,        // the device-memory budget cannot hold the buffers of one tile
   InvalidOption,               // a field of gemm::host::Options is out of range
   WorkspaceTooSmall,           // a gemm::CallerWorkspace is in force and holds fewer bytes than the call needs
+  // Fused epilogues (epilogue.cuh):
+  InvalidLeadingDimensionD,    // ldd < max(1, n) (row-major call; m for a column-major call)
+  NullPointerD,                // the epilogue's D is null although m > 0 and n > 0
+  MisalignedD,                 // D is not aligned to its element type
+  NullPointerBias,             // a bias kind other than None with a null bias
+  MisalignedBias,              // the bias is not aligned to its element type
+  OverlappingOutput,           // D overlaps C's elements without being C itself (in place: pass D = C, ldd = ldc)
 };
 
 constexpr const char* to_string(Status s) {
@@ -103,6 +110,15 @@ constexpr const char* to_string(Status s) {
       return "the device-memory budget is too small: it must hold the buffers of one tile (two 256-byte slots each "
              "for A, B and C always do) and allow a plan of at most 65536 multiplies (gemm::host::Options::device_budget)";
     case Status::InvalidOption: return "a field of gemm::host::Options is out of range (negative, or too large)";
+    case Status::InvalidLeadingDimensionD:
+      return "invalid leading dimension of D: the epilogue's ldd must be >= max(1, n) for a row-major call, >= max(1, "
+             "m) for a column-major (blas) call";
+    case Status::NullPointerD: return "null pointer: the epilogue's D is needed when m > 0 and n > 0 (D = C computes in place)";
+    case Status::MisalignedD: return "misaligned D: the epilogue's D is not aligned to its element type";
+    case Status::NullPointerBias: return "null pointer: the epilogue names a bias kind but its bias is null";
+    case Status::MisalignedBias: return "misaligned bias: the epilogue's bias is not aligned to its element type";
+    case Status::OverlappingOutput:
+      return "D overlaps C without being C: pass D = C and ldd = ldc to compute in place, or non-overlapping matrices";
   }
   return "unknown status";
 }

@@ -165,7 +165,9 @@ TEST_CASE("every status has a distinct message", "[host][status]") {
                         Status::NotHostMemoryC, Status::DeviceBudgetTooSmall, Status::InvalidOption,
                         Status::CommunicatorError, Status::InvalidCommunicator, Status::DeviceMismatch,
                         Status::ShardMismatchA, Status::ShardMismatchB, Status::ShardMismatchC, Status::RanksDisagree,
-                        Status::PeerRejected, Status::NvlsNotDisabled};
+                        Status::PeerRejected, Status::NvlsNotDisabled, Status::InvalidLeadingDimensionD,
+                        Status::NullPointerD, Status::MisalignedD, Status::NullPointerBias, Status::MisalignedBias,
+                        Status::OverlappingOutput};
   for (Status a : all) {
     CHECK(std::strlen(gemm::to_string(a)) > 5);
     CHECK(std::string(gemm::to_string(a)) != "unknown status");

@@ -3,6 +3,7 @@
 // global memory. The mapping part decides which threads of a warp get neighbouring elements.
 #include <string>
 #include "../args.cuh"
+#include "../epilogue.cuh"
 
 namespace gemm {
 
@@ -44,8 +45,8 @@ __global__ void __launch_bounds__(1024) direct_gemm_kernel(const Args args) {
   S acc = S(0);
   for (int i = 0; i < args.k; ++i) acc += convert<S>(a[i * a_step]) * convert<S>(b[i * b_step]);
   auto* c = args.C + static_cast<long long>(row) * args.ldc + col;
-  *c = convert<typename Args::Output>(args.beta != S(0) ? args.alpha * acc + args.beta * convert<S>(*c)
-                                                          : args.alpha * acc);
+  *c = convert<typename Args::Output>(
+      epilogue_of(args)(args.beta != S(0) ? args.alpha * acc + args.beta * convert<S>(*c) : args.alpha * acc, row, col));
 }
 
 }  // namespace detail

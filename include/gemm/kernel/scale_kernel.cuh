@@ -1,14 +1,18 @@
 #pragma once
 // Beta passes: C = beta * C, for calls where the product vanishes (k == 0 or alpha == 0), and before
 // split-K or stream-K blocks add their partial products into C. beta == 0 writes zeros without reading C.
+// With a fused epilogue (epilogue.cuh) the same passes give C = epilogue(beta * C): the whole result
+// of a call without a product term, and (beta = 1) the finishing pass after split-K or stream-K
+// blocks have added up a tile, which applies the epilogue once to the complete sums.
 #include "../args.cuh"
 #include "../detail/launch.cuh"
+#include "../epilogue.cuh"
 
 namespace gemm::detail {
 
-template <class Out, class S>
-__device__ __forceinline__ void scale_element(Out* c, S beta) {
-  *c = beta != S(0) ? convert<Out>(beta * convert<S>(*c)) : convert<Out>(S(0));
+template <class Out, class S, class Epilogue>
+__device__ __forceinline__ void scale_element(Out* c, S beta, const Epilogue& epi, int row, int col) {
+  *c = beta != S(0) ? convert<Out>(epi(beta * convert<S>(*c), row, col)) : convert<Out>(epi(S(0), row, col));
 }
 
 template <class Args>
@@ -17,12 +21,13 @@ __global__ void scale_c_kernel(const Args args) {
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long row = idx / args.n, col = idx % args.n;
-    scale_element(args.C + row * args.ldc + col, args.beta);
+    scale_element(args.C + row * args.ldc + col, args.beta, epilogue_of(args), static_cast<int>(row),
+                  static_cast<int>(col));
   }
 }
 
 // Stream-K's pass over tiles first_tile, first_tile + 1, ... of Cfg's tiling (one block per tile),
-// before the blocks that share those tiles add into them.
+// before the blocks that share those tiles add into them (and after, to finish a fused epilogue).
 template <class Args, class Cfg>
 __global__ void scale_tiles_kernel(const Args args, const int first_tile) {
   using Shape = typename Cfg::Shape;
@@ -32,17 +37,27 @@ __global__ void scale_tiles_kernel(const Args args, const int first_tile) {
   Cfg::Raster::tile(first_tile + static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
   for (int idx = threadIdx.x; idx < Shape::BM * Shape::BN; idx += blockDim.x) {
     const int row = tile_m * Shape::BM + idx / Shape::BN, col = tile_n * Shape::BN + idx % Shape::BN;
-    if (row < args.m && col < args.n) scale_element(args.C + static_cast<long long>(row) * args.ldc + col, args.beta);
+    if (row < args.m && col < args.n)
+      scale_element(args.C + static_cast<long long>(row) * args.ldc + col, args.beta, epilogue_of(args), row, col);
   }
 }
 
-// C = beta * C on the host's stream; nothing to do when beta == 1.
+// C = epilogue(beta * C) on the host's stream; nothing to do when beta == 1 and there is no epilogue.
 template <class Args>
 Status scale_c(const Args& args, const DeviceInfo& dev, cudaStream_t stream) {
-  if (args.beta == 1) return Status::Success;
+  if (args.beta == 1 && !has_epilogue<Args>) return Status::Success;
   const long long elems = static_cast<long long>(args.m) * args.n;
   const long long blocks = ceil_div(elems, 256) < 65536 ? ceil_div(elems, 256) : 65536;
   return launch_kernel<&scale_c_kernel<Args>>(blocks, 256, 0, stream, dev, args);
+}
+
+
+// After split-K or stream-K blocks have added their partial sums into C: C = epilogue(C). The same
+// pass as beta's, with beta = 1 and the epilogue.
+template <class Args>
+Args finishing(Args args) {
+  args.beta = 1;
+  return args;
 }
 
 }  // namespace gemm::detail

@@ -1,12 +1,13 @@
 #pragma once
-// How the mma family's accumulators reach C: C = alpha * acc + beta * C in the accumulator type
-// (float, or double for fp64), rounded once to C's type. Every element is checked against m and n on
+// How the mma family's accumulators reach C: C = epilogue(alpha * acc + beta * C) in the accumulator
+// type (float, or double for fp64; epilogue.cuh), rounded once to C's type. Every element is checked against m and n on
 // its own, and beta == 0 never reads C. C needs only its element alignment.
 //
 // mma.sync and DMMA accumulators hold pairs of neighbouring columns (d[0], d[1] at columns 2t, 2t+1):
 // store_pair moves such a pair as one 4-, 8- or 16-byte access where C's rows allow it (pointer and
 // ldc aligned to two elements, both columns inside C), element by element otherwise.
 #include <cstdint>
+#include "../epilogue.cuh"
 #include "../types.cuh"
 
 namespace gemm::mma {
@@ -29,7 +30,8 @@ __device__ __forceinline__ void store_element(const Args& args, int row, int col
   if (row >= args.m || col >= args.n) return;
   Out* c = args.C + static_cast<long long>(row) * args.ldc + col;
   const S alpha = args.alpha, beta = args.beta;
-  *c = detail::convert<Out>(beta != S(0) ? alpha * v + beta * detail::convert<S>(*c) : alpha * v);
+  *c = detail::convert<Out>(
+      detail::epilogue_of(args)(beta != S(0) ? alpha * v + beta * detail::convert<S>(*c) : alpha * v, row, col));
 }
 
 // Columns col (even) and col + 1 of one row.
@@ -47,8 +49,8 @@ __device__ __forceinline__ void store_pair(const Args& args, int row, int col, S
       r0 += beta * detail::convert<S>(p.x);
       r1 += beta * detail::convert<S>(p.y);
     }
-    p.x = detail::convert<Out>(r0);
-    p.y = detail::convert<Out>(r1);
+    p.x = detail::convert<Out>(detail::epilogue_of(args)(r0, row, col));
+    p.y = detail::convert<Out>(detail::epilogue_of(args)(r1, row, col + 1));
     *reinterpret_cast<OutPair<Out>*>(c) = p;
   } else {
     store_element(args, row, col, v0);

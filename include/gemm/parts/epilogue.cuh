@@ -1,10 +1,12 @@
 #pragma once
-// Epilogues: write the accumulators to C as C = alpha * acc + beta * C, rounded once to C's type.
+// Epilogues: write the accumulators to C as C = epilogue(alpha * acc + beta * C), rounded once to C's
+// type (epilogue.cuh: bias and activation of a fused call, the identity otherwise).
 // Every element is bounds-checked on its own row and column. With beta == 0, C is never read,
 // so whatever C held before (NaN included) cannot leak into the result.
 #include <string>
 #include "../args.cuh"
 #include "../detail/vector.cuh"
+#include "../epilogue.cuh"
 #include "../types.cuh"
 
 namespace gemm {
@@ -26,10 +28,11 @@ template <bool kVectorStores>
 struct LinearCombination {
   static std::string describe() { return kVectorStores ? "VectorEpilogue" : "ScalarEpilogue"; }
 
-  // alpha * acc + beta * c in the accumulator type, rounded once to C's type.
-  template <class Out, class T>
-  __device__ static Out combine(T acc, T alpha, T beta, const Out* c, bool read_c) {
-    return convert<Out>(read_c ? alpha * acc + beta * convert<T>(*c) : alpha * acc);
+  // epilogue(alpha * acc + beta * c) in the accumulator type, rounded once to C's type.
+  template <class Out, class T, class Args>
+  __device__ static Out combine(T acc, const Args& args, const Out* c, bool read_c, int row, int col) {
+    const T alpha = args.alpha, beta = args.beta;
+    return convert<Out>(epilogue_of(args)(read_c ? alpha * acc + beta * convert<T>(*c) : alpha * acc, row, col));
   }
 
   // kVec: C and ldc are 16-byte aligned (host-checked), so whole pieces may use vector access.
@@ -58,14 +61,14 @@ struct LinearCombination {
               if (read_c) out = *reinterpret_cast<const Vector<Out, P>*>(c_row + col);
 #pragma unroll
               for (int e = 0; e < P; ++e)
-                out.v[e] = combine(acc[i][gn * Shape::TN + p * P + e], args.alpha, args.beta, &out.v[e], read_c);
+                out.v[e] = combine(acc[i][gn * Shape::TN + p * P + e], args, &out.v[e], read_c, row, col + e);
               *reinterpret_cast<Vector<Out, P>*>(c_row + col) = out;
             } else {
               constexpr int kRun = kVector ? P : Shape::TN;
 #pragma unroll
               for (int e = 0; e < kRun; ++e) {
                 if (col + e >= args.n) break;
-                c_row[col + e] = combine(acc[i][gn * Shape::TN + p * P + e], args.alpha, args.beta, c_row + col + e, read_c);
+                c_row[col + e] = combine(acc[i][gn * Shape::TN + p * P + e], args, c_row + col + e, read_c, row, col + e);
               }
             }
           }

@@ -1,5 +1,6 @@
 #pragma once
-// The Hopper epilogues: C = alpha * acc + beta * C from the wgmma accumulators.
+// The Hopper epilogues: C = epilogue(alpha * acc + beta * C) from the wgmma accumulators (epilogue.cuh:
+// bias and activation of a fused call, the identity otherwise).
 //
 // store_block (any C, any beta): straight from registers. A lane holds pairs of neighbouring
 // columns (see ptx/wgmma_ops.cuh), so where C's rows allow it a pair moves as one 4-byte (bf16,
@@ -13,6 +14,7 @@
 // is not a whole number of 16 bytes must use store_block.
 #include <cstdint>
 #include <cuda.h>
+#include "../epilogue.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
 #include "../types.cuh"
@@ -34,6 +36,7 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
   const int c0 = col0 + 2 * (lane % 4);
   const float alpha = args.alpha, beta = args.beta;
   const bool read_c = beta != 0.0f;
+  const auto& epi = detail::epilogue_of(args);
 #pragma unroll
   for (int g = 0; g < BN / 8; ++g) {
     const int col = c0 + 8 * g;
@@ -50,15 +53,15 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
           v0 += beta * detail::convert<float>(p.x);
           v1 += beta * detail::convert<float>(p.y);
         }
-        p.x = detail::convert<Out>(v0);
-        p.y = detail::convert<Out>(v1);
+        p.x = detail::convert<Out>(epi(v0, row, col));
+        p.y = detail::convert<Out>(epi(v1, row, col + 1));
         *reinterpret_cast<Pair<Out>*>(c) = p;
       } else {
         if (read_c) v0 += beta * detail::convert<float>(c[0]);
-        c[0] = detail::convert<Out>(v0);
+        c[0] = detail::convert<Out>(epi(v0, row, col));
         if (col + 1 < args.n) {
           if (read_c) v1 += beta * detail::convert<float>(c[1]);
-          c[1] = detail::convert<Out>(v1);
+          c[1] = detail::convert<Out>(epi(v1, row, col + 1));
         }
       }
     }
@@ -91,6 +94,32 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
   const bool leader = threadIdx.x % 128 == 0;
   const int r = warp * 16 + lane / 4;
   const int pair_byte = 2 * (lane % 4) * static_cast<int>(sizeof(Out));
+  const auto& epi = detail::epilogue_of(args);
+  // Pair (j, g, h): columns 8 g + 2 (lane % 4) (+1) of chunk j, row r + 8 h.
+  const auto pair_at = [&](int j, int g, int h) {
+    const int i = 4 * (j * kGroups + g) + 2 * h;
+    // TMA drops what lies outside D, but the epilogue still sees those elements: clamp their
+    // coordinates so that a bias or a caller's functor never reads past its vectors.
+    const int row = min(row0 + r + 8 * h, args.m - 1);
+    const int col = min(col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4), args.n - 2);
+    Pair<Out> p;
+    p.x = detail::convert<Out>(epi(args.alpha * acc[i], row, col));
+    p.y = detail::convert<Out>(epi(args.alpha * acc[i + 1], row, col + 1));
+    return p;
+  };
+  // A fused epilogue's pairs are all computed before the first store: its loads (a bias) then issue
+  // together, instead of each waiting behind the shared-memory stores before it, across which the
+  // compiler cannot move a load (measured: bias + GELU at 4096^3 took 1.7x the plain call).
+  constexpr bool kEarly = detail::has_epilogue<Args>;
+  Pair<Out> early[kEarly ? kChunks * kGroups * 2 : 1];
+  if constexpr (kEarly) {
+#pragma unroll
+    for (int j = 0; j < kChunks; ++j)
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) early[(j * kGroups + g) * 2 + h] = pair_at(j, g, h);
+  }
 #pragma unroll
   for (int j = 0; j < kChunks; ++j) {
     char* buf = bufs + (j % 2) * Chunk::kBytes;
@@ -108,13 +137,9 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
     for (int g = 0; g < kGroups; ++g) {
       const int byte = g * 8 * static_cast<int>(sizeof(Out)) + pair_byte;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int i = 4 * (j * kGroups + g) + 2 * h;
-        Pair<Out> p;
-        p.x = detail::convert<Out>(args.alpha * acc[i]);
-        p.y = detail::convert<Out>(args.alpha * acc[i + 1]);
-        *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) = p;
-      }
+      for (int h = 0; h < 2; ++h)
+        *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) =
+            kEarly ? early[(j * kGroups + g) * 2 + h] : pair_at(j, g, h);
     }
     ptx::fence_proxy_async();  // the writes above, before the TMA engine reads them
     ptx::named_barrier_sync(barrier, 128);

@@ -214,13 +214,17 @@ struct HopperPolicy {
   // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh: hi, lo and hi with Inf/NaN as 0,
   // k contiguous), then three passes of the TF32 kernel, with promoted accumulators, into C, smallest
   // terms first so that the large one is added last:
-  // C = alpha a_lo b_hi + beta C; C += alpha a_hi b_lo; C += alpha a_hi b_hi.
+  // C = alpha a_lo b_hi + beta C; C += alpha a_hi b_lo; C = epilogue(C + alpha a_hi b_hi).
   // Scratch: 3 (m + n) round_up(k, 4) floats (and C's staging copy, as for other types).
   template <class Args>
   static Status launch_tf32x3(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     using S = SplitShape;
     constexpr auto kKernel = kernel<Args, S, true>();
     if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
+    if constexpr (detail::has_epilogue<Args>) {  // the first two passes' kernel (see below)
+      constexpr auto kPartial = kernel<decltype(detail::without_epilogue(caller_args)), S, true>();
+      if (Status s = prepare<S, kPartial>(dev); s != Status::Success) return s;
+    }
     const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
     const SplitPlanes planes(caller_args);
     const int ld = planes.ld;
@@ -245,11 +249,17 @@ struct HopperPolicy {
     const float* lo[2] = {a + plane_a, b + plane_b};
     const float* hi_finite[2] = {a + 2 * plane_a, b + 2 * plane_b};
     const float* passes[3][2] = {{lo[0], hi_finite[1]}, {hi_finite[0], lo[1]}, {hi[0], hi[1]}};
-    for (int p = 0; p < 3; ++p) {
-      args.A = passes[p][0], args.B = passes[p][1];
-      if (p > 0) args.beta = 1.0f;
-      if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
+    // A fused epilogue applies to the complete sum only: the first two passes run without it.
+    auto partial = detail::without_epilogue(args);
+    for (int p = 0; p < 2; ++p) {
+      partial.A = passes[p][0], partial.B = passes[p][1];
+      if (p > 0) partial.beta = 1.0f;
+      if (Status st = launch_shape<S, kernel<decltype(partial), S, true>()>(partial, dev, stream); st != Status::Success)
+        return st;
     }
+    args.A = passes[2][0], args.B = passes[2][1];
+    args.beta = 1.0f;
+    if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
     return stage_out(caller_args, args, staging, dev, stream);
   }
 

@@ -1,0 +1,222 @@
+// gemm_epilogue_bench: fused bias + GELU against cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS (Google Benchmark).
+//
+// Rows, bf16 in and out, row-major D (m x n) = GELU(A (m x k) B (k x n) + bias[col]), bias of D's type:
+//   gemm/bf16/Tuned/MxNxK             no epilogue (beta = 0), beside cublasGemmEx: pct_cublas
+//   gemm/bf16/Tuned/bias_gelu/MxNxK   act::GeluTanh + per-column bias, beside cuBLASLt GELU_BIAS
+//                                     (pct_cublaslt) and our own call without epilogue (pct_plain:
+//                                     100 means no overhead)
+// Each iteration times one batch of every contender back to back on the same buffers (CUDA events,
+// after warm-up); counters are ratios of the medians over all iterations. max_rel_diff_lt: our D
+// against cuBLASLt's, max |diff| / max |D|.
+#include <benchmark/benchmark.h>
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <gemm/gemm.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK_CUDA(x)                                                                        \
+  do {                                                                                       \
+    const cudaError_t e_ = (x);                                                              \
+    if (e_ != cudaSuccess) {                                                                 \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                          \
+    }                                                                                        \
+  } while (0)
+#define CHECK_BLAS(x)                                                                    \
+  do {                                                                                   \
+    const int s_ = static_cast<int>(x);                                                  \
+    if (s_ != 0) {                                                                       \
+      std::fprintf(stderr, "%s:%d %s: cuBLAS status %d\n", __FILE__, __LINE__, #x, s_); \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
+#define CHECK_GEMM(x)                                                                                     \
+  do {                                                                                                    \
+    const gemm::Status s_ = (x);                                                                          \
+    if (s_ != gemm::Status::Success) {                                                                    \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, gemm::to_string(s_));                \
+      std::exit(1);                                                                                       \
+    }                                                                                                     \
+  } while (0)
+
+using bf16 = __nv_bfloat16;
+
+__global__ void fill(bf16* p, size_t n, unsigned seed, float scale) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    p[i] = __float2bfloat16(scale * ((h & 0xffffff) / float(0x800000) - 1.0f));
+  }
+}
+
+// Buffers and handles of one shape, shared by its rows.
+struct Problem {
+  int m, n, k;
+  bf16 *a = nullptr, *b = nullptr, *d = nullptr, *d_lt = nullptr, *bias = nullptr;
+  void* lt_workspace = nullptr;
+  size_t lt_workspace_bytes = 32u << 20;
+  cublasHandle_t blas = nullptr;
+  cublasLtHandle_t lt = nullptr;
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
+  cublasLtMatmulHeuristicResult_t algo{};
+  cudaEvent_t start, stop;
+
+  Problem(int m_, int n_, int k_) : m(m_), n(n_), k(k_) {
+    CHECK_CUDA(cudaMalloc(&a, sizeof(bf16) * m * size_t(k)));
+    CHECK_CUDA(cudaMalloc(&b, sizeof(bf16) * k * size_t(n)));
+    CHECK_CUDA(cudaMalloc(&d, sizeof(bf16) * m * size_t(n)));
+    CHECK_CUDA(cudaMalloc(&d_lt, sizeof(bf16) * m * size_t(n)));
+    CHECK_CUDA(cudaMalloc(&bias, sizeof(bf16) * n));
+    CHECK_CUDA(cudaMalloc(&lt_workspace, lt_workspace_bytes));
+    fill<<<1024, 256>>>(a, m * size_t(k), 1u, 1.0f);
+    fill<<<1024, 256>>>(b, k * size_t(n), 2u, 1.0f);
+    fill<<<64, 256>>>(bias, n, 3u, 4.0f);
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaEventCreate(&start));
+    CHECK_CUDA(cudaEventCreate(&stop));
+    CHECK_BLAS(cublasCreate(&blas));
+    CHECK_BLAS(cublasLtCreate(&lt));
+    // Row-major D = A B is column-major D^T (n x m) = B^T A^T: B as the column-major n x k "A" of
+    // cuBLASLt, A as its k x m "B", both op N; a bias per row of D^T is a bias per column of D.
+    CHECK_BLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
+    CHECK_BLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+    CHECK_BLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+    const cudaDataType_t bias_type = CUDA_R_16BF;
+    CHECK_BLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type)));
+    CHECK_BLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, n, k, n));
+    CHECK_BLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, k, m, k));
+    CHECK_BLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, n, m, n));
+    cublasLtMatmulPreference_t pref;
+    CHECK_BLAS(cublasLtMatmulPreferenceCreate(&pref));
+    CHECK_BLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                    &lt_workspace_bytes, sizeof(lt_workspace_bytes)));
+    int found = 0;
+    CHECK_BLAS(cublasLtMatmulAlgoGetHeuristic(lt, desc, la, lb, ld, ld, pref, 1, &algo, &found));
+    CHECK_BLAS(cublasLtMatmulPreferenceDestroy(pref));
+    if (found == 0) {
+      std::fprintf(stderr, "cuBLASLt found no GELU_BIAS algorithm for %dx%dx%d\n", m, n, k);
+      std::exit(1);
+    }
+  }
+
+  void ours_plain() {
+    CHECK_GEMM(gemm::gemm<bf16>(m, n, k, 1.0f, a, k, b, n, 0.0f, d, n));
+  }
+  void ours_fused() {
+    const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> epi{d, n, bias, gemm::BiasKind::PerColumn};
+    CHECK_GEMM(gemm::gemm<bf16>(m, n, k, 1.0f, a, k, b, n, 0.0f, static_cast<const bf16*>(nullptr), n, epi));
+  }
+  void cublas_plain() {
+    const float one = 1.0f, zero = 0.0f;
+    CHECK_BLAS(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k, &zero,
+                            d_lt, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+  void lt_fused() {
+    const float one = 1.0f, zero = 0.0f;
+    CHECK_BLAS(cublasLtMatmul(lt, desc, &one, b, la, a, lb, &zero, d_lt, ld, d_lt, ld, &algo.algo, lt_workspace,
+                              lt_workspace_bytes, 0));
+  }
+
+  // Milliseconds per call over a batch of `reps` calls.
+  template <class F>
+  double time(F&& f, int reps) {
+    CHECK_CUDA(cudaEventRecord(start));
+    for (int i = 0; i < reps; ++i) f();
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    return ms / reps;
+  }
+
+  // max |D - D_lt| / max |D_lt| after one call of each.
+  double diff_to_lt() {
+    ours_fused();
+    lt_fused();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<bf16> x(size_t(m) * n), y(x.size());
+    CHECK_CUDA(cudaMemcpy(x.data(), d, x.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(y.data(), d_lt, y.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+    double diff = 0, mag = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double u = __bfloat162float(x[i]), v = __bfloat162float(y[i]);
+      if (!std::isfinite(u) || !std::isfinite(v)) return INFINITY;
+      diff = std::max(diff, std::fabs(u - v));
+      mag = std::max(mag, std::fabs(v));
+    }
+    return mag > 0 ? diff / mag : diff;
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+constexpr int kBatch = 20;
+
+void plain_row(benchmark::State& state, Problem* p) {
+  for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->cublas_plain(); }, 5);  // warm-up
+  std::vector<double> ours, theirs;
+  for (auto _ : state) {
+    theirs.push_back(p->time([&] { p->cublas_plain(); }, kBatch));
+    ours.push_back(p->time([&] { p->ours_plain(); }, kBatch));
+    state.SetIterationTime(ours.back() * 1e-3);
+  }
+  const double ms = median(ours);
+  state.counters["median_us"] = ms * 1e3;
+  state.counters["TFLOPs"] = 2.0 * p->m * p->n * double(p->k) / (ms * 1e9);
+  state.counters["pct_cublas"] = 100.0 * median(theirs) / ms;
+}
+
+void fused_row(benchmark::State& state, Problem* p) {
+  for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->ours_fused(); p->lt_fused(); }, 5);  // warm-up
+  std::vector<double> fused, plain, lt;
+  for (auto _ : state) {
+    lt.push_back(p->time([&] { p->lt_fused(); }, kBatch));
+    plain.push_back(p->time([&] { p->ours_plain(); }, kBatch));
+    fused.push_back(p->time([&] { p->ours_fused(); }, kBatch));
+    state.SetIterationTime(fused.back() * 1e-3);
+  }
+  const double ms = median(fused);
+  state.counters["median_us"] = ms * 1e3;
+  state.counters["TFLOPs"] = 2.0 * p->m * p->n * double(p->k) / (ms * 1e9);
+  state.counters["pct_cublaslt"] = 100.0 * median(lt) / ms;
+  state.counters["pct_plain"] = 100.0 * median(plain) / ms;
+  state.counters["lt_us"] = median(lt) * 1e3;
+  state.counters["plain_us"] = median(plain) * 1e3;
+  state.counters["max_rel_diff_lt"] = p->diff_to_lt();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  std::vector<int> sizes = {4096, 8192};
+  std::vector<Problem*> problems;
+  for (int s : sizes) {
+    auto* p = new Problem(s, s, s);
+    problems.push_back(p);
+    const std::string shape = std::to_string(s) + "x" + std::to_string(s) + "x" + std::to_string(s);
+    benchmark::RegisterBenchmark(("gemm/bf16/Tuned/" + shape).c_str(), plain_row, p)
+        ->UseManualTime()->Iterations(25)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("gemm/bf16/Tuned/bias_gelu/" + shape).c_str(), fused_row, p)
+        ->UseManualTime()->Iterations(25)->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

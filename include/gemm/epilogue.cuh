@@ -1,0 +1,163 @@
+#pragma once
+// Fused epilogues: D = act(alpha * op(A) op(B) + beta * C + bias), in the accumulator type (float,
+// or double for double), rounded once to D's type.
+//
+//   gemm::Epilogue<Out, Act, Bias> epi{D, ldd, bias, gemm::BiasKind::PerColumn};
+//   gemm::gemm<T>(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, epi, stream);
+//
+// Act is a compile-time functor, so its math inlines into every kernel's store: one of gemm::act's,
+// or the caller's own, called as act(v) or act(v, row, col) (row and column of D in the caller's
+// frame: column-major coordinates for gemm::blas). This header is the only place the per-element math
+// lives: each kernel family computes alpha * acc + beta * C as before and passes it through
+// detail::epilogue_of(args)(v, row, col); without an epilogue that is the identity, inlined away.
+#include <cmath>
+#include <type_traits>
+#include "args.cuh"
+#include "types.cuh"
+
+namespace gemm {
+
+// Which bias is added: none, bias[row] (one value per row of D) or bias[col] (one per column).
+enum class BiasKind { None, PerRow, PerColumn };
+
+// The activations. Each takes the accumulator scalar (float or double) and returns the same type;
+// NaN goes through as NaN, and the formulas below are what the tests' double references compute.
+namespace act {
+
+struct Identity {
+  template <class S>
+  __host__ __device__ S operator()(S v) const { return v; }
+};
+
+// max(v, 0); NaN stays NaN.
+struct ReLU {
+  template <class S>
+  __host__ __device__ S operator()(S v) const { return v < S(0) ? S(0) : v; }
+};
+
+// 0.5 v (1 + erf(v / sqrt 2)): the exact GELU.
+struct GeluErf {
+  template <class S>
+  __host__ __device__ S operator()(S v) const { return S(0.5) * v * (S(1) + erf(v * S(0.70710678118654752440))); }
+};
+
+// 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3): the tanh approximation of GELU (what
+// cuBLASLt's CUBLASLT_EPILOGUE_GELU computes). Evaluated as v / (1 + exp(-2u)), the same function,
+// which costs one exponential and one division instead of tanh's longer sequence.
+struct GeluTanh {
+  template <class S>
+  __host__ __device__ S operator()(S v) const {
+    const S u = S(0.79788456080286535588) * (v + S(0.044715) * v * v * v);
+    return divide(v, S(1) + exp(S(-2) * u));
+  }
+  template <class S>
+  __host__ __device__ static S divide(S a, S b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<S, float>) return __fdividef(a, b);  // b in [1, inf): 2 ulp; inf gives 0
+#endif
+    return a / b;
+  }
+};
+
+// v / (1 + exp(-v)) (also called swish).
+struct SiLU {
+  template <class S>
+  __host__ __device__ S operator()(S v) const { return GeluTanh::divide(v, S(1) + exp(-v)); }
+};
+
+// min(max(v, lo), hi); NaN stays NaN.
+struct Clamp {
+  float lo = 0.0f, hi = 6.0f;
+  template <class S>
+  __host__ __device__ S operator()(S v) const { return v < S(lo) ? S(lo) : (v > S(hi) ? S(hi) : v); }
+};
+
+}  // namespace act
+
+// What a call passes to fuse an epilogue. D receives the result (m x n, ldd >= n for row-major
+// calls, >= m for gemm::blas); D == C computes in place; otherwise C is only read (and may be null
+// when beta == 0). bias: bias_kind's vector of float or of D's type (m values per row, n per column,
+// in the caller's frame). Out: D's (and C's) type.
+template <class Out, class Act = act::Identity, class Bias = float>
+struct Epilogue {
+  static_assert(std::is_same_v<Bias, float> || std::is_same_v<Bias, Out>,
+                "gemm::Epilogue<Out, Act, Bias>: the bias holds float or the output type Out.");
+  Out* D = nullptr;
+  int ldd = 0;
+  const Bias* bias = nullptr;
+  BiasKind bias_kind = BiasKind::None;
+  Act act = {};
+};
+
+namespace detail {
+
+template <class T>
+struct NonDeduced {
+  using type = T;
+};
+
+// The epilogue a kernel applies when it has none: the identity, so the stores compile as before.
+struct NoEpilogue {
+  static constexpr bool kActive = false;
+  template <class S>
+  __host__ __device__ __forceinline__ S operator()(S v, int, int) const { return v; }
+};
+
+// Calls act(v, row, col) where the functor takes coordinates, act(v) otherwise.
+template <class Act, class S>
+__host__ __device__ __forceinline__ S activate(const Act& act, S v, int row, int col) {
+  if constexpr (std::is_invocable_v<const Act&, S, int, int>)
+    return static_cast<S>(act(v, row, col));
+  else
+    return static_cast<S>(act(v));
+}
+
+// What the kernels receive: bias and activation. (row, col) are the row-major problem's; kSwapped
+// (gemm::blas, which computes the transposed problem) turns them back into the caller's.
+template <class Act, class Bias, bool kSwapped>
+struct FusedEpilogue {
+  static constexpr bool kActive = true;
+  const Bias* bias;
+  BiasKind bias_kind;
+  Act act;
+
+  template <class S>
+  __host__ __device__ __forceinline__ S operator()(S v, int row, int col) const {
+    if constexpr (kSwapped) {
+      const int t = row;
+      row = col, col = t;
+    }
+    if (bias_kind == BiasKind::PerRow) v += convert<S>(bias[row]);
+    else if (bias_kind == BiasKind::PerColumn) v += convert<S>(bias[col]);
+    return activate(act, v, row, col);
+  }
+};
+
+}  // namespace detail
+
+// GemmArgs with an epilogue, what the kernels receive from a fused call. C and ldc there are D's:
+// the kernels read beta * C from where they write (see detail::run_fused).
+template <class In, class Out, class Op>
+struct EpilogueArgs : GemmArgs<In, Out> {
+  Op epilogue;
+};
+
+namespace detail {
+
+template <class In, class Out>
+__host__ __device__ __forceinline__ NoEpilogue epilogue_of(const GemmArgs<In, Out>&) { return {}; }
+template <class In, class Out, class Op>
+__host__ __device__ __forceinline__ const Op& epilogue_of(const EpilogueArgs<In, Out, Op>& args) {
+  return args.epilogue;
+}
+
+template <class Args>
+inline constexpr bool has_epilogue = std::decay_t<decltype(epilogue_of(std::declval<const Args&>()))>::kActive;
+
+// The same call without its epilogue: for the passes that must not apply it (beta before split-K,
+// the first two of 3xTF32's three products).
+template <class In, class Out>
+GemmArgs<In, Out> without_epilogue(const GemmArgs<In, Out>& args) { return args; }
+
+}  // namespace detail
+}  // namespace gemm
