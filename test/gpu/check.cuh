@@ -85,6 +85,12 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
+// Copies a host vector into the start of a device buffer.
+template <class T>
+void upload(DeviceBuffer<T>& d, const std::vector<T>& h) {
+  CUDA_REQUIRE(cudaMemcpy(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
 // Whether the current device is an sm_90 GPU (where the Hopper kernels run).
 inline bool is_sm90() {
   int dev = 0, major = 0, minor = 0;
@@ -175,9 +181,9 @@ void run_case(const Case& c) {
 
   DeviceBuffer<In> da(a.size()), db(b.size());
   DeviceBuffer<Out> dc(c0.size());
-  CUDA_REQUIRE(cudaMemcpy(da.ptr, a.data(), a.size() * sizeof(In), cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(db.ptr, b.data(), b.size() * sizeof(In), cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(dc.ptr, c0.data(), c0.size() * sizeof(Out), cudaMemcpyHostToDevice));
+  upload(da, a);
+  upload(db, b);
+  upload(dc, c0);
 
   using S = gemm::scalar_t<T>;
   const In* dA = da.ptr + c.offset_a;

@@ -2,6 +2,7 @@
 // Beta passes: C = beta * C, for calls where the product vanishes (k == 0 or alpha == 0), and before
 // split-K or stream-K blocks add their partial products into C. beta == 0 writes zeros without reading C.
 #include "../args.cuh"
+#include "../detail/batch.cuh"
 #include "../detail/launch.cuh"
 
 namespace gemm::detail {
@@ -12,7 +13,9 @@ __device__ __forceinline__ void scale_element(Out* c, S beta) {
 }
 
 template <class Args>
-__global__ void scale_c_kernel(const Args args) {
+__global__ void scale_c_kernel(const Args params) {
+  if (beyond_batch(params)) return;
+  decltype(auto) args = block_entry(params);
   const long long total = static_cast<long long>(args.m) * args.n;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -24,7 +27,9 @@ __global__ void scale_c_kernel(const Args args) {
 // Stream-K's pass over tiles first_tile, first_tile + 1, ... of Cfg's tiling (one block per tile),
 // before the blocks that share those tiles add into them.
 template <class Args, class Cfg>
-__global__ void scale_tiles_kernel(const Args args, const int first_tile) {
+__global__ void scale_tiles_kernel(const Args params, const int first_tile) {
+  if (beyond_batch(params)) return;
+  decltype(auto) args = block_entry(params);
   using Shape = typename Cfg::Shape;
   const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
   const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
@@ -41,8 +46,9 @@ template <class Args>
 Status scale_c(const Args& args, const DeviceInfo& dev, cudaStream_t stream) {
   if (args.beta == 1) return Status::Success;
   const long long elems = static_cast<long long>(args.m) * args.n;
-  const long long blocks = ceil_div(elems, 256) < 65536 ? ceil_div(elems, 256) : 65536;
-  return launch_kernel<&scale_c_kernel<Args>>(blocks, 256, 0, stream, dev, args);
+  const long long most = std::max(1LL, 65536LL / args.batch);  // blocks over all entries: about 65536 at most
+  const long long blocks = std::min(ceil_div(elems, 256), most);
+  return launch_kernel<&scale_c_kernel<Args>>(Grid(blocks, args.batch), 256, 0, stream, dev, args);
 }
 
 }  // namespace gemm::detail
