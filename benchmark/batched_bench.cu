@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
@@ -29,37 +30,18 @@ namespace {
     }                                                                                                   \
   } while (0)
 
+// cuBLAS's element type and compute type for math type T (float: pedantic, strict fp32).
 template <class T>
-struct TypeInfo;
-template <>
-struct TypeInfo<float> {
-  static constexpr const char* name = "float";
-  static constexpr cudaDataType_t data = CUDA_R_32F;
-  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F_PEDANTIC;
-};
-template <>
-struct TypeInfo<gemm::tf32> {
-  static constexpr const char* name = "tf32";
-  static constexpr cudaDataType_t data = CUDA_R_32F;
-  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-};
-template <>
-struct TypeInfo<double> {
-  static constexpr const char* name = "double";
-  static constexpr cudaDataType_t data = CUDA_R_64F;
-  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_64F;
-};
-template <>
-struct TypeInfo<__nv_bfloat16> {
-  static constexpr const char* name = "bf16";
-  static constexpr cudaDataType_t data = CUDA_R_16BF;
-  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-};
-template <>
-struct TypeInfo<__half> {
-  static constexpr const char* name = "fp16";
-  static constexpr cudaDataType_t data = CUDA_R_16F;
-  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+struct TypeInfo {
+  static constexpr const char* name = gemm::detail::MathTraits<T>::kName;
+  static constexpr cudaDataType_t data = std::is_same_v<T, double>          ? CUDA_R_64F
+                                         : std::is_same_v<T, __nv_bfloat16> ? CUDA_R_16BF
+                                         : std::is_same_v<T, __half>        ? CUDA_R_16F
+                                                                            : CUDA_R_32F;
+  static constexpr cublasComputeType_t compute = std::is_same_v<T, float>        ? CUBLAS_COMPUTE_32F_PEDANTIC
+                                                 : std::is_same_v<T, gemm::tf32> ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                 : std::is_same_v<T, double>     ? CUBLAS_COMPUTE_64F
+                                                                                 : CUBLAS_COMPUTE_32F;
 };
 
 cublasHandle_t handle() {

@@ -78,12 +78,7 @@ void run_batch(const BatchCase& bc, std::vector<gemm::Status> refusable = {}) {
   const auto slot_a = [&](int e) { return c.offset_a + static_cast<size_t>(bc.broadcast_a ? 0 : perm[e]) * std::max(sa, entry_a); };
   const auto slot_b = [&](int e) { return c.offset_b + static_cast<size_t>(bc.broadcast_b ? 0 : perm[e]) * std::max(sb, entry_b); };
   const auto slot_c = [&](int e) { return c.offset_c + static_cast<size_t>(perm[e]) * sc; };
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int e = 0; e < bc.batch; ++e)
-    for (int i = 0; i < c.m; ++i)
-      for (int j = 0; j < c.n; ++j)
-        c0[slot_c(e) + static_cast<size_t>(i) * ldc + j] =
-            gemm::detail::convert<Out>(c.nan_in_c ? std::numeric_limits<double>::quiet_NaN() : u(rng()));
+  for (int e = 0; e < bc.batch; ++e) fill_c(c0, slot_c(e), c.m, c.n, ldc, c.nan_in_c);
 
   DeviceBuffer<In> da(a.size()), db(b.size());
   DeviceBuffer<Out> dc(c0.size());

@@ -112,6 +112,16 @@ void fill_random(std::vector<T>& v) {
   for (auto& x : v) x = gemm::detail::convert<T>(u(rng()));
 }
 
+// C's m x n elements at c[offset + i * ldc + j]: uniform in (-1, 1), or NaN (for beta == 0 cases).
+template <class Out>
+void fill_c(std::vector<Out>& c, size_t offset, int m, int n, int ldc, bool nan) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      c[offset + static_cast<size_t>(i) * ldc + j] =
+          gemm::detail::convert<Out>(nan ? std::numeric_limits<double>::quiet_NaN() : u(rng()));
+}
+
 template <class T>
 double to_double(T x) {
   return gemm::detail::convert<double>(x);
@@ -173,11 +183,7 @@ void run_case(const Case& c) {
   std::vector<Out> c0(std::max<size_t>(c_elems, 1), sentinel<Out>());
   fill_random(a);
   fill_random(b);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int i = 0; i < c.m; ++i)
-    for (int j = 0; j < c.n; ++j)
-      c0[c.offset_c + static_cast<size_t>(i) * ldc + j] =
-          gemm::detail::convert<Out>(c.nan_in_c ? std::numeric_limits<double>::quiet_NaN() : u(rng()));
+  fill_c(c0, c.offset_c, c.m, c.n, ldc, c.nan_in_c);
 
   DeviceBuffer<In> da(a.size()), db(b.size());
   DeviceBuffer<Out> dc(c0.size());
