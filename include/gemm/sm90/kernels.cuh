@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     RingPosition<Shape::kStages> pos;
     for (Work w = first; w < work; w += stride) {
       const int b = kRank3 ? static_cast<int>(w / tiles) : 0;
-        const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
+      const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
       decltype(auto) args = detail::entry_of(params, b);
       const bool pairs = pairs_aligned(args);
       int tile_m, tile_n;
