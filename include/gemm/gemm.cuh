@@ -23,6 +23,18 @@
 // of (value) or (value, row, col); bias per row or per column of D, float or D's type, in the
 // caller's frame (a column-major call's PerRow bias has m values, one per row of its D).
 //
+// The three have batched forms, `batch` products of the same sizes, ops and scalars in one call:
+//
+//   gemm::gemm_strided_batched<T, Policy>(op_a, op_b, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b,
+//                                         beta, C, ldc, stride_c, batch[, stream])
+//       entry i reads A + i * stride_a, B + i * stride_b and writes C + i * stride_c (64-bit element
+//       strides, >= 0; 0 shares one A or B; C entries must not overlap);
+//   gemm::gemm_batched<T, Policy>(op_a, op_b, m, n, k, alpha, A_array, lda, B_array, ldb, beta, C_array,
+//                                 ldc, batch[, stream])
+//       entry i reads A_array[i], B_array[i] and writes C_array[i] (device arrays of device pointers);
+//   gemm::blas::gemm_strided_batched / gemm::blas::gemm_batched
+//       column-major, in cublasGemmStridedBatchedEx's / cublasGemmBatchedEx's argument order.
+//
 // T is the math type (types.cuh): float, gemm::tf32, double, __nv_bfloat16 or __half. C holds the
 // input type, or float for 16-bit inputs. It never throws: it validates everything it can before
 // touching the device, launches nothing when the call is invalid, and returns a Status that says
@@ -54,7 +66,8 @@ template <class T, class Policy, class Args>
 Status check_arguments(const Args& args, bool& empty) {
   empty = false;
   if (Status s = validate_sizes(args); s != Status::Success) return s;
-  if ((empty = args.m == 0 || args.n == 0)) return Status::Success;
+  if (Status s = validate_batch(args); s != Status::Success) return s;
+  if ((empty = args.m == 0 || args.n == 0 || args.batch == 0)) return Status::Success;  // an empty batch too
   if (Status s = validate_pointers(args); s != Status::Success) return s;
   return Policy::template check_alignment<T>(args);
 }
@@ -112,8 +125,9 @@ Status run_args(const Args& args, cudaStream_t stream, const Before& before = {}
     return Status::InvalidSize;  // never compiled into a program: a static_assert above has stopped the build
 }
 
-template <class T, class Policy, class Layouts, class Out>
-Status run(const GemmArgs<storage_t<T>, Out>& args, cudaStream_t stream) {
+// (kBatch defaults for the single-product entry points, which pass a braced list it cannot be deduced from.)
+template <class T, class Policy, class Layouts, class Out, Batch kBatch = Batch::None>
+Status run(const GemmArgs<storage_t<T>, Out, kBatch>& args, cudaStream_t stream) {
   return run_args<T, Policy, Layouts, Out>(args, stream);
 }
 
@@ -223,6 +237,60 @@ Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const stor
       {m, n, k, alpha, A, lda, B, ldb, beta, const_cast<Out*>(C), ldc, op_a, op_b}, epilogue, stream);
 }
 
+// Batched, row-major C: `batch` products with the same sizes, ops and scalars. Strided: entry b
+// reads A + b * stride_a and B + b * stride_b and writes C + b * stride_c (strides in elements,
+// >= 0; stride 0 uses one A or B for every entry; C entries must not overlap). Pointer arrays:
+// device arrays of `batch` device pointers (cublasGemmBatchedEx's form); entries may sit anywhere,
+// in any order, aligned to their element type. batch == 0 does nothing.
+namespace detail {
+template <class T, class Policy, class Out>
+Status strided_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+                       long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, scalar_t<T> beta,
+                       Out* C, int ldc, long long stride_c, int batch, cudaStream_t stream) {
+  GemmArgs<storage_t<T>, Out, Batch::Strided> args{m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b};
+  args.batch = batch, args.stride_a = stride_a, args.stride_b = stride_b, args.stride_c = stride_c;
+  return run<T, Policy, AnyOps>(args, stream);
+}
+template <class T, class Policy, class Out>
+Status pointer_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
+                       int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta, Out* const* C_array,
+                       int ldc, int batch, cudaStream_t stream) {
+  GemmArgs<storage_t<T>, Out, Batch::Pointers> args{m,       n,       k,   alpha, nullptr, lda, nullptr,
+                                                     ldb,     beta,    nullptr, ldc, op_a,  op_b};
+  args.batch = batch, args.A_array = A_array, args.B_array = B_array, args.C_array = C_array;
+  return run<T, Policy, AnyOps>(args, stream);
+}
+}  // namespace detail
+
+template <class T, class Policy = DefaultPolicy>
+Status gemm_strided_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+                            long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, scalar_t<T> beta,
+                            storage_t<T>* C, int ldc, long long stride_c, int batch, cudaStream_t stream = 0) {
+  return detail::strided_batched<T, Policy>(op_a, op_b, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C,
+                                            ldc, stride_c, batch, stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, detail::EnableOtherOutput<T, Out> = 0>
+Status gemm_strided_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+                            long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, scalar_t<T> beta,
+                            Out* C, int ldc, long long stride_c, int batch, cudaStream_t stream = 0) {
+  return detail::strided_batched<T, Policy>(op_a, op_b, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C,
+                                            ldc, stride_c, batch, stream);
+}
+template <class T, class Policy = DefaultPolicy>
+Status gemm_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
+                    int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta,
+                    storage_t<T>* const* C_array, int ldc, int batch, cudaStream_t stream = 0) {
+  return detail::pointer_batched<T, Policy>(op_a, op_b, m, n, k, alpha, A_array, lda, B_array, ldb, beta, C_array, ldc,
+                                            batch, stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, detail::EnableOtherOutput<T, Out> = 0>
+Status gemm_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
+                    int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta, Out* const* C_array,
+                    int ldc, int batch, cudaStream_t stream = 0) {
+  return detail::pointer_batched<T, Policy>(op_a, op_b, m, n, k, alpha, A_array, lda, B_array, ldb, beta, C_array, ldc,
+                                            batch, stream);
+}
+
 // Column-major, as BLAS and cuBLAS: C (m x n, ldc >= m) = alpha * op(A) * op(B) + beta * C with
 // op(A) m x k (transa N: A is m x k, lda >= m; T: A is k x m, lda >= k) and op(B) k x n (N: ldb >= k;
 // T: ldb >= n). A cuBLAS call cublasGemmEx(h, transa, transb, m, n, k, ...) maps one to one.
@@ -261,6 +329,55 @@ Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const 
             const Epilogue<Out, Act, Bias>& epilogue, cudaStream_t stream = 0) {
   return gemm::detail::swap_ab(gemm::detail::run_fused<T, Policy, gemm::detail::AnyOps, true>(
       {n, m, k, alpha, B, ldb, A, lda, beta, const_cast<Out*>(C), ldc, transb, transa}, epilogue, stream));
+}
+
+// Batched, column-major, in cublasGemmStridedBatchedEx's and cublasGemmBatchedEx's argument order
+// (the row-major core with A and B swapped, as gemm::blas::gemm).
+namespace detail {
+template <class T, class Policy, class Out>
+Status strided_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+                       long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, scalar_t<T> beta,
+                       Out* C, int ldc, long long stride_c, int batch, cudaStream_t stream) {
+  return gemm::detail::swap_ab(gemm::detail::strided_batched<T, Policy, Out>(
+      transb, transa, n, m, k, alpha, B, ldb, stride_b, A, lda, stride_a, beta, C, ldc, stride_c, batch, stream));
+}
+template <class T, class Policy, class Out>
+Status pointer_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
+                       int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta, Out* const* C_array,
+                       int ldc, int batch, cudaStream_t stream) {
+  return gemm::detail::swap_ab(gemm::detail::pointer_batched<T, Policy, Out>(
+      transb, transa, n, m, k, alpha, B_array, ldb, A_array, lda, beta, C_array, ldc, batch, stream));
+}
+}  // namespace detail
+
+template <class T, class Policy = DefaultPolicy>
+Status gemm_strided_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A,
+                            int lda, long long stride_a, const storage_t<T>* B, int ldb, long long stride_b,
+                            scalar_t<T> beta, storage_t<T>* C, int ldc, long long stride_c, int batch,
+                            cudaStream_t stream = 0) {
+  return detail::strided_batched<T, Policy>(transa, transb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta,
+                                            C, ldc, stride_c, batch, stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, gemm::detail::EnableOtherOutput<T, Out> = 0>
+Status gemm_strided_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A,
+                            int lda, long long stride_a, const storage_t<T>* B, int ldb, long long stride_b,
+                            scalar_t<T> beta, Out* C, int ldc, long long stride_c, int batch, cudaStream_t stream = 0) {
+  return detail::strided_batched<T, Policy>(transa, transb, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta,
+                                            C, ldc, stride_c, batch, stream);
+}
+template <class T, class Policy = DefaultPolicy>
+Status gemm_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
+                    int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta,
+                    storage_t<T>* const* C_array, int ldc, int batch, cudaStream_t stream = 0) {
+  return detail::pointer_batched<T, Policy>(transa, transb, m, n, k, alpha, A_array, lda, B_array, ldb, beta, C_array,
+                                            ldc, batch, stream);
+}
+template <class T, class Policy = DefaultPolicy, class Out, gemm::detail::EnableOtherOutput<T, Out> = 0>
+Status gemm_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
+                    int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta, Out* const* C_array,
+                    int ldc, int batch, cudaStream_t stream = 0) {
+  return detail::pointer_batched<T, Policy>(transa, transb, m, n, k, alpha, A_array, lda, B_array, ldb, beta, C_array,
+                                            ldc, batch, stream);
 }
 
 }  // namespace blas

@@ -57,7 +57,8 @@ struct DirectPolicy {
   template <class T, class Layouts, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     const long long blocks = detail::ceil_div(args.m, 32) * detail::ceil_div(args.n, 32);
-    return detail::launch_kernel<&detail::direct_gemm_kernel<Args, Mapping>>(blocks, 1024, 0, stream, dev, args);
+    return detail::launch_kernel<&detail::direct_gemm_kernel<Args, Mapping>>(detail::Grid(blocks, args.batch), 1024, 0,
+                                                                             stream, dev, args);
   }
 };
 
@@ -116,17 +117,17 @@ struct TiledPolicy {
   template <class Args>
   static bool vector_aligned(const Args& a) {
     constexpr int kAB = Config<typename Args::Element>::kLoadBytes;
-    return detail::vector_aligned(a.A, a.lda, kAB) && detail::vector_aligned(a.B, a.ldb, kAB) &&
-           detail::vector_aligned(a.C, a.ldc);
+    return detail::a_aligned(a, kAB) && detail::b_aligned(a, kAB) &&
+           detail::c_aligned(a);
   }
 
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
     if constexpr (Loader::kRejectsMisaligned) {
       constexpr int kAB = Config<typename Args::Element>::kLoadBytes;
-      if (detail::reads_ab(args) && !detail::vector_aligned(args.A, args.lda, kAB)) return Status::MisalignedA;
-      if (detail::reads_ab(args) && !detail::vector_aligned(args.B, args.ldb, kAB)) return Status::MisalignedB;
-      if (!detail::vector_aligned(args.C, args.ldc)) return Status::MisalignedC;
+      if (detail::reads_ab(args) && !detail::a_aligned(args, kAB)) return Status::MisalignedA;
+      if (detail::reads_ab(args) && !detail::b_aligned(args, kAB)) return Status::MisalignedB;
+      if (!detail::c_aligned(args)) return Status::MisalignedC;
     }
     (void)args;
     return Status::Success;
@@ -144,7 +145,8 @@ struct TiledPolicy {
       return s;
     const long long wave = static_cast<long long>(per_sm) * dev.sms;
     const long long left = wave > 0 ? tiles % wave : 0;
-    if (tiles <= wave || left == 0 || tiles > INT_MAX) return Status::Success;  // nothing to share out
+    // A batch's entries fill the waves themselves: every tile runs whole.
+    if (Args::kBatching != Batch::None || tiles <= wave || left == 0 || tiles > INT_MAX) return Status::Success;
     const long long iters = left * detail::ceil_div(args.k, Shape::BK);
     sk.dp_tiles = static_cast<int>(tiles - left);
     sk.sk_blocks = static_cast<int>(std::max(1LL, std::min(wave, iters / KSplit::kMinIters)));
@@ -197,7 +199,8 @@ struct TiledPolicy {
           if (Status s = stream_k_schedule<Args, Cfg, kK>(args, dev, stream, tiles, sk); s != Status::Success) return s;
           blocks = sk.dp_tiles + static_cast<long long>(sk.sk_blocks);
         }
-        if (Status s = detail::launch_kernel<kK>(blocks, Cfg::kThreads, Cfg::kSmemBytes, stream, dev, args, sk);
+        if (Status s = detail::launch_kernel<kK>(detail::Grid(blocks, args.batch), Cfg::kThreads, Cfg::kSmemBytes,
+                                                 stream, dev, args, sk);
             s != Status::Success)
           return s;
         return finish_k_split<Args, Cfg>(args, dev, stream, sk, tiles);

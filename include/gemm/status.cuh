@@ -46,6 +46,12 @@ enum class Status {
   NullPointerBias,             // a bias kind other than None with a null bias
   MisalignedBias,              // the bias is not aligned to its element type
   OverlappingOutput,           // D overlaps C's elements without being C itself (in place: pass D = C, ldd = ldc)
+  // Batched calls (gemm::gemm_strided_batched, gemm::gemm_batched):
+  InvalidBatchCount,           // batch < 0
+  InvalidStrideA,              // stride_a < 0
+  InvalidStrideB,              // stride_b < 0
+  InvalidStrideC,              // stride_c < 0, or C entries overlap: stride_c smaller than one entry of C while batch > 1
+  UnsupportedBatch,            // this policy cannot run this batched call (its message says what to change)
 };
 
 constexpr const char* to_string(Status s) {
@@ -119,6 +125,16 @@ constexpr const char* to_string(Status s) {
     case Status::MisalignedBias: return "misaligned bias: the epilogue's bias is not aligned to its element type";
     case Status::OverlappingOutput:
       return "D overlaps C without being C: pass D = C and ldd = ldc to compute in place, or non-overlapping matrices";
+    case Status::InvalidBatchCount: return "invalid batch count: batch must be >= 0 (0 does nothing)";
+    case Status::InvalidStrideA: return "invalid stride of A: stride_a must be >= 0 (0 uses one A for every entry)";
+    case Status::InvalidStrideB: return "invalid stride of B: stride_b must be >= 0 (0 uses one B for every entry)";
+    case Status::InvalidStrideC:
+      return "invalid stride of C: with batch > 1, stride_c must be at least one entry of C ((rows - 1) * ldc + "
+             "row length elements) so that entries do not overlap";
+    case Status::UnsupportedBatch:
+      return "this policy cannot run this batched call: the Hopper presets need strided batches whose A and B TMA can "
+             "read (16-byte-aligned pointers, leading dimensions and strides, each stride 0 or at least one entry; "
+             "bf16, fp16, or tf32 with A row-major and B transposed); use preset::Tuned, which runs every batch";
   }
   return "unknown status";
 }

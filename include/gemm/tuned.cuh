@@ -142,6 +142,12 @@ struct Tuned : Named<Tuned> {
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }  // misaligned input has a path
 
+  // Tiles of bm x bn over the whole call (every entry of a batch).
+  template <class Args>
+  static long long batch_tiles(const Args& args, int bm, int bn) {
+    return detail::ceil_div(args.m, bm) * detail::ceil_div(args.n, bn) * args.batch;
+  }
+
   // A status after which a later choice may still run the call: this composition cannot run on
   // this device (architecture, shared memory, or no code for it in the binary).
   static bool try_another(Status s) {
@@ -157,7 +163,7 @@ struct Tuned : Named<Tuned> {
     using detail::Pick;
     if constexpr (std::is_same_v<T, double>) {
       if (dev.arch >= 80) {
-        if (ceil_div(args.m, 128) * ceil_div(args.n, 128) >= dev.sms) {
+        if (batch_tiles(args, 128, 128) >= dev.sms) {
           const Status s = visit(Pick<DoubleMma, T>{}, "double, sm_80+, at least one 128x128 tile per SM: FP64 tensor "
                                                        "cores (DMMA), 128x128 tiles");
           if (!try_another(s)) return s;
@@ -191,24 +197,29 @@ struct Tuned : Named<Tuned> {
       // Strict fp32 (and tf32, tf32x3 where no tensor-core kernel runs: strict fp32 is within their error).
       if (dev.arch < 80) return visit(Pick<WarpTiled, float>{}, "fp32 before sm_80 (no cp.async): WarpTiled");
       const bool aligned = detail::all_vector_aligned(args);
-      if (aligned && args.m <= 16 && args.k >= 1024)
+      // (a batch that fills the GPU by itself splits no k)
+      const bool few_entries = Args::kBatching == Batch::None || batch_tiles(args, 16, 512) < dev.sms;
+      if (aligned && few_entries && args.m <= 16 && args.k >= 1024)
         return visit(Pick<Skinny, float>{}, "fp32, m <= 16 and k >= 1024 (memory-bound), 16-byte-aligned rows: "
                                             "16x512 tiles, 16 k slices");
-      const long long large_tiles = ceil_div(args.m, 128) * ceil_div(args.n, 256);
+      const long long large_tiles = batch_tiles(args, 128, 256);
+      // A batch of entries smaller than the large tile takes the small one (64 x 64 entries in
+      // 128 x 256 tiles would compute 8 times what they need).
+      const bool large_entries = Args::kBatching == Batch::None || (args.m >= 128 && args.n >= 256);
       if constexpr (L::b == Op::T) {
-        if (large_tiles >= 96)
+        if (large_entries && large_tiles >= 96)
           return visit(Pick<LargeTransposedB, float>{}, "fp32, B stored transposed, at least 96 tiles of 128x256: "
                                                         "256x128 tiles, B copied element-wise into padded rows");
         return visit(Pick<SmallTransposedB, float>{}, "fp32, B stored transposed, fewer than 96 tiles of 128x256: "
                                                       "64x64 tiles");
       } else {
-        if (large_tiles >= 96) {
+        if (large_entries && large_tiles >= 96) {
           return aligned ? visit(Pick<Large, float>{}, "fp32, at least 96 tiles of 128x256, 16-byte-aligned rows: "
                                                        "128x256 tiles, stream-K for the last wave")
                          : visit(Pick<LargeMisaligned, float>{}, "fp32, at least 96 tiles of 128x256, rows not "
                                                                  "16-byte aligned: 256x128 tiles, element copies");
         }
-        if (aligned && args.k >= 2048 && large_tiles * 4 >= 96)
+        if (aligned && large_entries && args.k >= 2048 && large_tiles * 4 >= 96)
           return visit(Pick<LargeSplitK, float>{}, "fp32, fewer than 96 large tiles but k >= 2048: 128x256 tiles, "
                                                    "4 k slices");
         return visit(Pick<Small, float>{}, "fp32, fewer than 96 tiles of 128x256: 64x64 tiles");
@@ -221,8 +232,14 @@ struct Tuned : Named<Tuned> {
   template <class T, class Args, class Visit>
   static Status hopper(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
-    if (dev.arch != 90) return Status::UnsupportedArchitecture;
-    const auto tiles = [&](int bn) { return detail::ceil_div(args.m, 128) * detail::ceil_div(args.n, bn); };
+    // Batches: strided ones the 3-D tensor maps can read (HopperPolicy::runs_batch); a host-encoded
+    // tensor map cannot follow device pointer arrays. Others go on to the next family.
+    if constexpr (Args::kBatching == Batch::Pointers) {
+      (void)args, (void)dev, (void)visit;
+      return Status::UnsupportedArchitecture;
+    } else {
+    if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
+    const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
     if (tiles(256) >= 128)
       return visit(Pick<Hopper, T>{}, "sm_90, at least 128 tiles of 128x256: persistent warp-specialised wgmma "
                                       "kernel, 128x256 tiles, TMA stores");
@@ -231,6 +248,7 @@ struct Tuned : Named<Tuned> {
                                             "wgmma kernel, 128x128 tiles");
     return visit(Pick<HopperSmall, T>{}, "sm_90, fewer than 128 tiles of 128x128: persistent wgmma kernel, 128x64 "
                                          "tiles");
+    }
   }
 
   // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read. Mma's 144 KB
@@ -238,7 +256,7 @@ struct Tuned : Named<Tuned> {
   template <class T, class Args, class Visit>
   static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
-    if (detail::ceil_div(args.m, Mma::Tile::BM) * detail::ceil_div(args.n, Mma::Tile::BN) >= dev.sms) {
+    if (batch_tiles(args, Mma::Tile::BM, Mma::Tile::BN) >= dev.sms) {
       const Status s = visit(Pick<Mma, T>{}, "sm_80+ without wgmma, at least one 128x256 tile per SM: mma.sync, "
                                              "128x256 tiles, 3 stages 64 bytes deep");
       if (!try_another(s)) return s;

@@ -85,6 +85,12 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
+// Copies a host vector into the start of a device buffer.
+template <class T>
+void upload(DeviceBuffer<T>& d, const std::vector<T>& h) {
+  CUDA_REQUIRE(cudaMemcpy(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
 // Whether the current device is an sm_90 GPU (where the Hopper kernels run).
 inline bool is_sm90() {
   int dev = 0, major = 0, minor = 0;
@@ -104,6 +110,16 @@ template <class T>
 void fill_random(std::vector<T>& v) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (auto& x : v) x = gemm::detail::convert<T>(u(rng()));
+}
+
+// C's m x n elements at c[offset + i * ldc + j]: uniform in (-1, 1), or NaN (for beta == 0 cases).
+template <class Out>
+void fill_c(std::vector<Out>& c, size_t offset, int m, int n, int ldc, bool nan) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      c[offset + static_cast<size_t>(i) * ldc + j] =
+          gemm::detail::convert<Out>(nan ? std::numeric_limits<double>::quiet_NaN() : u(rng()));
 }
 
 template <class T>
@@ -167,17 +183,13 @@ void run_case(const Case& c) {
   std::vector<Out> c0(std::max<size_t>(c_elems, 1), sentinel<Out>());
   fill_random(a);
   fill_random(b);
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (int i = 0; i < c.m; ++i)
-    for (int j = 0; j < c.n; ++j)
-      c0[c.offset_c + static_cast<size_t>(i) * ldc + j] =
-          gemm::detail::convert<Out>(c.nan_in_c ? std::numeric_limits<double>::quiet_NaN() : u(rng()));
+  fill_c(c0, c.offset_c, c.m, c.n, ldc, c.nan_in_c);
 
   DeviceBuffer<In> da(a.size()), db(b.size());
   DeviceBuffer<Out> dc(c0.size());
-  CUDA_REQUIRE(cudaMemcpy(da.ptr, a.data(), a.size() * sizeof(In), cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(db.ptr, b.data(), b.size() * sizeof(In), cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(dc.ptr, c0.data(), c0.size() * sizeof(Out), cudaMemcpyHostToDevice));
+  upload(da, a);
+  upload(db, b);
+  upload(dc, c0);
 
   using S = gemm::scalar_t<T>;
   const In* dA = da.ptr + c.offset_a;

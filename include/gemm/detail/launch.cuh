@@ -49,6 +49,8 @@ class SmLimit {
 
 namespace detail {
 
+inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
 inline Status record(cudaError_t err, Status status) {
   last_cuda_error_slot() = err;
   return status;
@@ -67,6 +69,24 @@ Status validate_sizes(const Args& a) {
   return Status::Success;
 }
 
+// A batch: count >= 0, strides >= 0, and entries of C that do not overlap (the kernels write them
+// concurrently). Entries of A and B may overlap or coincide (stride 0 broadcasts one operand).
+template <class Args>
+Status validate_batch(const Args& a) {
+  if constexpr (Args::kBatching != Batch::None) {
+    if (a.batch < 0) return Status::InvalidBatchCount;
+    if constexpr (Args::kBatching == Batch::Strided) {
+      if (a.stride_a < 0) return Status::InvalidStrideA;
+      if (a.stride_b < 0) return Status::InvalidStrideB;
+      if (a.stride_c < 0) return Status::InvalidStrideC;
+      const long long c_entry = a.m > 0 && a.n > 0 ? static_cast<long long>(a.m - 1) * a.ldc + a.n : 0;
+      if (a.batch > 1 && c_entry > 0 && a.stride_c < c_entry) return Status::InvalidStrideC;
+    }
+  }
+  (void)a;
+  return Status::Success;
+}
+
 // Which operands the call reads: A and B only when the product term is present.
 template <class Args>
 bool reads_ab(const Args& a) {
@@ -82,6 +102,12 @@ template <class Args>
 Status validate_pointers(const Args& a) {
   using In = typename Args::Element;
   using Out = typename Args::Output;
+  if constexpr (Args::kBatching == Batch::Pointers) {  // the entries live on the device: only the arrays here
+    if (a.C_array == nullptr) return Status::NullPointerC;
+    if (reads_ab(a) && a.A_array == nullptr) return Status::NullPointerA;
+    if (reads_ab(a) && a.B_array == nullptr) return Status::NullPointerB;
+    return Status::Success;
+  }
   if (a.C == nullptr) return Status::NullPointerC;
   if (reads_ab(a)) {
     if (a.A == nullptr) return Status::NullPointerA;
@@ -99,9 +125,25 @@ bool vector_aligned(const T* p, int ld, std::size_t bytes = 16) {
   return aligned_to(p, bytes) && (static_cast<long long>(ld) * sizeof(T)) % bytes == 0;
 }
 
+// Whether every row of every entry of A (B, C) starts on a `bytes` boundary: the pointer, the
+// leading dimension and a batch's stride. Pointer arrays live on the device, so only the element
+// alignment (which the caller promises, as with cuBLAS) is known.
+template <class Args, class T>
+bool rows_aligned(const Args& a, const T* p, int ld, long long stride, std::size_t bytes) {
+  if constexpr (Args::kBatching == Batch::Pointers) return bytes <= alignof(T);
+  const bool entries = Args::kBatching == Batch::None || (stride * static_cast<long long>(sizeof(T))) % bytes == 0;
+  return entries && vector_aligned(p, ld, bytes);
+}
+template <class Args>
+bool a_aligned(const Args& a, std::size_t bytes = 16) { return rows_aligned(a, a.A, a.lda, a.stride_a, bytes); }
+template <class Args>
+bool b_aligned(const Args& a, std::size_t bytes = 16) { return rows_aligned(a, a.B, a.ldb, a.stride_b, bytes); }
+template <class Args>
+bool c_aligned(const Args& a, std::size_t bytes = 16) { return rows_aligned(a, a.C, a.ldc, a.stride_c, bytes); }
+
 template <class Args>
 bool all_vector_aligned(const Args& a) {
-  return vector_aligned(a.A, a.lda) && vector_aligned(a.B, a.ldb) && vector_aligned(a.C, a.ldc);
+  return a_aligned(a) && b_aligned(a) && c_aligned(a);
 }
 
 // A status about operand A of the row-major problem is about B of the caller's column-major one.
@@ -115,6 +157,8 @@ inline Status swap_ab(Status s) {
     case Status::MisalignedB: return Status::MisalignedA;
     case Status::NotHostMemoryA: return Status::NotHostMemoryB;
     case Status::NotHostMemoryB: return Status::NotHostMemoryA;
+    case Status::InvalidStrideA: return Status::InvalidStrideB;
+    case Status::InvalidStrideB: return Status::InvalidStrideA;
     default: return s;
   }
 }
@@ -203,21 +247,31 @@ Status resident_blocks(int threads, int smem_bytes, const DeviceInfo& dev, int& 
   return Status::Success;
 }
 
+// A launch's blocks: `blocks` per batch entry, the entries along y and z (detail/batch.cuh).
+struct Grid {
+  long long blocks;
+  long long batch = 1;
+  Grid(long long blocks_, long long batch_ = 1) : blocks(blocks_), batch(batch_) {}  // NOLINT: from a count
+  dim3 dims() const {
+    const long long z = ceil_div(batch, 65535);
+    return dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(ceil_div(batch, z)), static_cast<unsigned>(z));
+  }
+};
+
 // Launches Kernel(params...) and counts the launch; every kernel of the library goes through here.
 template <auto Kernel, class... Params>
-Status launch_kernel(long long blocks, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
+Status launch_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
                      const Params&... params) {
-  if (blocks > INT_MAX) return Status::InvalidSize;  // more tiles than one grid can hold
+  if (grid.blocks > INT_MAX) return Status::InvalidSize;  // more tiles than one grid can hold
+  if (grid.blocks == 0 || grid.batch == 0) return Status::Success;
   const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
   if (prepared != Status::Success) return prepared;
   launch_counter().fetch_add(1, std::memory_order_relaxed);
-  Kernel<<<static_cast<unsigned>(blocks), threads, smem_bytes, stream>>>(params...);
+  Kernel<<<grid.dims(), threads, smem_bytes, stream>>>(params...);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return record(err, Status::LaunchFailed);
   return Status::Success;
 }
-
-inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 // The layouts of A and B as compile-time constants, for kernels specialised per layout.
 template <Op A, Op B>

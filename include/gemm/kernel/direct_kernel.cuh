@@ -4,6 +4,7 @@
 #include <string>
 #include "../args.cuh"
 #include "../epilogue.cuh"
+#include "../detail/batch.cuh"
 
 namespace gemm {
 
@@ -32,7 +33,9 @@ namespace detail {
 // direct kernels exist to show the access pattern of a row-major call, and a transposed operand
 // simply walks its other stride.
 template <class Args, class Mapping>
-__global__ void __launch_bounds__(1024) direct_gemm_kernel(const Args args) {
+__global__ void __launch_bounds__(1024) direct_gemm_kernel(const Args params) {
+  if (beyond_batch(params)) return;
+  decltype(auto) args = block_entry(params);
   using S = typename Args::Scalar;
   const int blocks_n = (args.n + 31) / 32;
   int row, col;

@@ -5,6 +5,7 @@
 // of a call without a product term, and (beta = 1) the finishing pass after split-K or stream-K
 // blocks have added up a tile, which applies the epilogue once to the complete sums.
 #include "../args.cuh"
+#include "../detail/batch.cuh"
 #include "../detail/launch.cuh"
 #include "../epilogue.cuh"
 
@@ -16,7 +17,9 @@ __device__ __forceinline__ void scale_element(Out* c, S beta, const Epilogue& ep
 }
 
 template <class Args>
-__global__ void scale_c_kernel(const Args args) {
+__global__ void scale_c_kernel(const Args params) {
+  if (beyond_batch(params)) return;
+  decltype(auto) args = block_entry(params);
   const long long total = static_cast<long long>(args.m) * args.n;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -29,7 +32,9 @@ __global__ void scale_c_kernel(const Args args) {
 // Stream-K's pass over tiles first_tile, first_tile + 1, ... of Cfg's tiling (one block per tile),
 // before the blocks that share those tiles add into them (and after, to finish a fused epilogue).
 template <class Args, class Cfg>
-__global__ void scale_tiles_kernel(const Args args, const int first_tile) {
+__global__ void scale_tiles_kernel(const Args params, const int first_tile) {
+  if (beyond_batch(params)) return;
+  decltype(auto) args = block_entry(params);
   using Shape = typename Cfg::Shape;
   const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
   const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
@@ -47,8 +52,9 @@ template <class Args>
 Status scale_c(const Args& args, const DeviceInfo& dev, cudaStream_t stream) {
   if (args.beta == 1 && !has_epilogue<Args>) return Status::Success;
   const long long elems = static_cast<long long>(args.m) * args.n;
-  const long long blocks = ceil_div(elems, 256) < 65536 ? ceil_div(elems, 256) : 65536;
-  return launch_kernel<&scale_c_kernel<Args>>(blocks, 256, 0, stream, dev, args);
+  const long long most = std::max(1LL, 65536LL / args.batch);  // blocks over all entries: about 65536 at most
+  const long long blocks = std::min(ceil_div(elems, 256), most);
+  return launch_kernel<&scale_c_kernel<Args>>(Grid(blocks, args.batch), 256, 0, stream, dev, args);
 }
 
 

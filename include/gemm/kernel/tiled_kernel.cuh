@@ -4,6 +4,7 @@
 // file only wires them together for one block tile of C.
 #include <type_traits>
 #include "../args.cuh"
+#include "../detail/batch.cuh"
 #include "../parts/epilogue.cuh"
 #include "../parts/k_split.cuh"
 #include "../parts/loader.cuh"
@@ -209,7 +210,9 @@ __device__ __forceinline__ void compute_tile(const Args& args, typename Cfg::Acc
 }
 
 template <class Args, class Cfg, bool kVec, class Layouts>
-__global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const Args args, const StreamKSchedule sk) {
+__global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const Args params, const StreamKSchedule sk) {
+  if (beyond_batch(params)) return;
+  decltype(auto) args = block_entry(params);
   extern __shared__ __align__(16) unsigned char smem_bytes[];
   using T = typename Cfg::Acc;
   T* smem = reinterpret_cast<T*>(smem_bytes);

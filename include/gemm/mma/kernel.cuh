@@ -8,6 +8,7 @@
 //     k_tiles, copy_async(stage, kt), compute(stage, acc[, during]), load_fragment(stage, step, f),
 //     multiply(f, acc), Fragment, kMathSteps; Regs, fetch(regs, kt), store(regs, stage).
 #include "../args.cuh"
+#include "../detail/batch.cuh"
 #include "../ptx/cp_async.cuh"
 #include "tile_copy.cuh"
 
@@ -109,10 +110,12 @@ struct Mainloop {
 };
 
 template <class Args, class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Args args) {
+__global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Args params) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // unreachable: the host refuses devices older than sm_80
 #else
+  if (detail::beyond_batch(params)) return;
+  decltype(auto) args = detail::block_entry(params);
   // Dynamic shared memory is only guaranteed 16-byte alignment; wmma's pointers need 32 bytes, so the
   // stages start at the next 128-byte boundary (Cfg::kSmemBytes holds the slack).
   extern __shared__ __align__(16) unsigned char mma_smem[];

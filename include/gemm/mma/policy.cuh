@@ -110,15 +110,15 @@ struct MmaPolicy {
   template <class Args>
   static bool copies_can_read(const Args& a) {
     using In = typename Args::Element;
-    return detail::vector_aligned(a.A, a.lda, kRowAlignment<In>) && detail::vector_aligned(a.B, a.ldb, kRowAlignment<In>);
+    return detail::a_aligned(a, kRowAlignment<In>) && detail::b_aligned(a, kRowAlignment<In>);
   }
 
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
     using In = typename Args::Element;
     if (!detail::reads_ab(args)) return Status::Success;
-    if (!detail::vector_aligned(args.A, args.lda, kRowAlignment<In>)) return Status::MisalignedA;
-    if (!detail::vector_aligned(args.B, args.ldb, kRowAlignment<In>)) return Status::MisalignedB;
+    if (!detail::a_aligned(args, kRowAlignment<In>)) return Status::MisalignedA;
+    if (!detail::b_aligned(args, kRowAlignment<In>)) return Status::MisalignedB;
     return Status::Success;
   }
 
@@ -126,8 +126,8 @@ struct MmaPolicy {
   static Status run(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (Cfg::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
     const long long blocks = detail::ceil_div(args.m, Tile::BM) * detail::ceil_div(args.n, Tile::BN);
-    return detail::launch_kernel<&mma::mma_gemm_kernel<Args, Cfg>>(blocks, kThreads, Cfg::kSmemBytes, stream, dev,
-                                                                    args);
+    return detail::launch_kernel<&mma::mma_gemm_kernel<Args, Cfg>>(detail::Grid(blocks, args.batch), kThreads,
+                                                                    Cfg::kSmemBytes, stream, dev, args);
   }
 
   template <class T, class Layouts, class Args>
@@ -137,7 +137,7 @@ struct MmaPolicy {
       return Status::UnsupportedArchitecture;  // unreachable: gemm::gemm's static_assert refuses the call
     } else {
       if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
-      const bool wide = detail::vector_aligned(args.A, args.lda) && detail::vector_aligned(args.B, args.ldb);
+      const bool wide = detail::a_aligned(args) && detail::b_aligned(args);
       return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
         using L = decltype(layouts);
         if constexpr (kNarrowCopies) {

@@ -21,6 +21,20 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
 #endif
 }
 
+// Box at (c0, c1, c2) of a 3-D tensor (a batch of matrices, c2 the entry) into dst; bytes count on bar.
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                            std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];" ::
+          "r"(detail::smem_address(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(detail::smem_address(bar))
+      : "memory");
+#else
+  (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)bar;
+#endif
+}
+
 // The box at (c0, c1) of the tensor from src (shared memory); writes outside the tensor are dropped.
 // Completes in a bulk async-group of the issuing thread (bulk_commit / bulk_wait_read).
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int c0, int c1) {
@@ -30,6 +44,17 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void*
                : "memory");
 #else
   (void)map, (void)src, (void)c0, (void)c1;
+#endif
+}
+
+// tma_store_2d for a 3-D tensor (c2: the batch entry).
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int c0, int c1, int c2) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(map), "r"(c0),
+               "r"(c1), "r"(c2), "r"(detail::smem_address(src))
+               : "memory");
+#else
+  (void)map, (void)src, (void)c0, (void)c1, (void)c2;
 #endif
 }
 

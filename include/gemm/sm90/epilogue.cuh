@@ -79,10 +79,10 @@ struct StoreChunk {
 };
 
 // acc: one warpgroup's 64 x BN block at (row0, col0) of C. bufs: two StoreChunk buffers, 1024-byte
-// aligned; barrier: a named barrier id of this warpgroup alone.
-template <int BN, class Args>
+// aligned; barrier: a named barrier id of this warpgroup alone. kRank3: map_c is a batch, z the entry.
+template <int BN, bool kRank3 = false, class Args>
 __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], const Args& args, const CUtensorMap* map_c,
-                                                char* bufs, int row0, int col0, int barrier) {
+                                                char* bufs, int row0, int col0, int barrier, int z = 0) {
   using Out = typename Args::Output;
   using Chunk = StoreChunk<Out>;
   constexpr int kChunks = BN / Chunk::kCols;
@@ -144,7 +144,10 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
     ptx::fence_proxy_async();  // the writes above, before the TMA engine reads them
     ptx::named_barrier_sync(barrier, 128);
     if (leader) {
-      ptx::tma_store_2d(map_c, buf, col0 + j * Chunk::kCols, row0);
+      if constexpr (kRank3)
+        ptx::tma_store_3d(map_c, buf, col0 + j * Chunk::kCols, row0, z);
+      else
+        ptx::tma_store_2d(map_c, buf, col0 + j * Chunk::kCols, row0), (void)z;
       ptx::bulk_commit();
     }
   }

@@ -25,6 +25,8 @@
 // warpgroup kernel waits for each stage. Three sets of accumulator registers: tiles of at most 128
 // columns.
 #include <cuda.h>
+#include <type_traits>
+#include "../detail/batch.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
@@ -35,8 +37,15 @@ namespace gemm::sm90 {
 
 template <class Args, class Shape, class Raster, bool kPromote = false>
 __global__ void __launch_bounds__(128, 1)
-    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, const Args args) {
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                 const Args params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // A strided batch reads 3-D maps, entry b at z = b (z = 0 for an operand of stride 0).
+  constexpr bool kRank3 = Args::kBatching != Batch::None;
+  if (detail::beyond_batch(params)) return;
+  decltype(auto) args = detail::block_entry(params);
+  const int b = static_cast<int>(detail::block_batch<Args>());
+  const int za = params.stride_a != 0 ? b : 0, zb = params.stride_b != 0 ? b : 0;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
   const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM, tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
@@ -48,7 +57,7 @@ __global__ void __launch_bounds__(128, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::kStages; ++s) ptx::mbarrier_init(st.full(s), 1);
     ptx::fence_barrier_init();
-    for (int s = 0; s < Shape::kStages && s < k_blocks; ++s) st.load(s, &map_a, &map_b, m0, n0, s);
+    for (int s = 0; s < Shape::kStages && s < k_blocks; ++s) st.template load<kRank3>(s, &map_a, &map_b, m0, n0, s, za, zb);
   }
   __syncthreads();
 
@@ -77,7 +86,7 @@ __global__ void __launch_bounds__(128, 1)
     }
     __syncthreads();  // every warp is done with the stage before it is refilled
     if (threadIdx.x == 0 && kb + Shape::kStages < k_blocks)
-      st.load(pos.stage, &map_a, &map_b, m0, n0, kb + Shape::kStages);
+      st.template load<kRank3>(pos.stage, &map_a, &map_b, m0, n0, kb + Shape::kStages, za, zb);
     pos.advance();
   }
 
@@ -85,7 +94,7 @@ __global__ void __launch_bounds__(128, 1)
 #pragma unroll
   for (int mi = 0; mi < Shape::kMmaM; ++mi) store_block<Shape::BN>(acc[mi], args, m0 + 64 * mi, n0, pairs);
 #else
-  (void)map_a, (void)map_b, (void)args;
+  (void)map_a, (void)map_b, (void)params;
   __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
 #endif
 }
@@ -97,14 +106,23 @@ inline constexpr int kConsumerRegs = 232;
 template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                            const __grid_constant__ CUtensorMap map_c, const Args args, const int tma_store) {
+                            const __grid_constant__ CUtensorMap map_c, const Args params, const int tma_store) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // Work items w = b * tiles + tile over the batch's entries b (one entry without a batch): a
+  // persistent block walks them gridDim.x apart, a non-persistent one takes its tile of its entry.
+  // A strided batch reads (and TMA-stores) 3-D maps, entry b at z = b (0 for an operand of stride 0).
+  constexpr bool kRank3 = Args::kBatching != Batch::None;
+  using Work = std::conditional_t<kRank3, long long, int>;
+  if (!kPersistent && detail::beyond_batch(params)) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
-  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM, tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+  const int tiles_m = (params.m + Shape::BM - 1) / Shape::BM, tiles_n = (params.n + Shape::BN - 1) / Shape::BN;
   const int tiles = tiles_m * tiles_n;
-  const int k_blocks = (args.k + Shape::BK - 1) / Shape::BK;
-  const int stride = kPersistent ? static_cast<int>(gridDim.x) : tiles;
+  const int k_blocks = (params.k + Shape::BK - 1) / Shape::BK;
+  const Work work = kRank3 ? static_cast<Work>(tiles) * params.batch : tiles;
+  const Work first = kPersistent || !kRank3 ? static_cast<Work>(blockIdx.x)
+                                            : static_cast<Work>(blockIdx.x) + static_cast<Work>(tiles) * detail::block_batch<Args>();
+  const Work stride = kPersistent ? static_cast<Work>(gridDim.x) : work;
   const int warpgroup = threadIdx.x / 128;
 
   if (threadIdx.x == 0) {
@@ -122,12 +140,15 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     ptx::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
       RingPosition<Shape::kStages> pos;
-      for (int tile = blockIdx.x; tile < tiles; tile += stride) {
+      for (Work w = first; w < work; w += stride) {
+        const int b = kRank3 ? static_cast<int>(w / tiles) : 0;
+        const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
+        const int za = params.stride_a != 0 ? b : 0, zb = params.stride_b != 0 ? b : 0;
         int tile_m, tile_n;
         Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
         for (int kb = 0; kb < k_blocks; ++kb) {
           ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);  // the first pass finds every stage free
-          st.load(pos.stage, &map_a, &map_b, tile_m * Shape::BM, tile_n * Shape::BN, kb);
+          st.template load<kRank3>(pos.stage, &map_a, &map_b, tile_m * Shape::BM, tile_n * Shape::BN, kb, za, zb);
           pos.advance();
         }
       }
@@ -136,9 +157,12 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     ptx::setmaxnreg_inc<kConsumerRegs>();
     const int row = (warpgroup - 1) * Shape::kWgRows;
     const bool leader = threadIdx.x % 128 == 0;
-    const bool pairs = pairs_aligned(args);
     RingPosition<Shape::kStages> pos;
-    for (int tile = blockIdx.x; tile < tiles; tile += stride) {
+    for (Work w = first; w < work; w += stride) {
+      const int b = kRank3 ? static_cast<int>(w / tiles) : 0;
+      const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
+      decltype(auto) args = detail::entry_of(params, b);
+      const bool pairs = pairs_aligned(args);
       int tile_m, tile_n;
       Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
       float acc[Shape::kMmaM][Shape::kAccRegs];
@@ -185,8 +209,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         if (tma_store && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
 #pragma unroll
           for (int mi = 0; mi < Shape::kMmaM; ++mi)
-            store_block_tma<Shape::BN>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
-                                       tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN, warpgroup);
+            store_block_tma<Shape::BN, kRank3>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
+                                               tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN, warpgroup, b);
           continue;
         }
       }
@@ -199,7 +223,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     }
   }
 #else
-  (void)map_a, (void)map_b, (void)map_c, (void)args, (void)tma_store;
+  (void)map_a, (void)map_b, (void)map_c, (void)params, (void)tma_store;
   __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
 #endif
 }

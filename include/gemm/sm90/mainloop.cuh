@@ -59,11 +59,14 @@ struct Stages {
   }
   __device__ std::uint64_t* empty(int s) const { return full(Shape::kStages) + s; }
 
-  // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
-  __device__ void load(int s, const CUtensorMap* map_a, const CUtensorMap* map_b, int m0, int n0, int kb) const {
+  // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0) (of batch
+  // entries za and zb of 3-D maps).
+  template <bool kRank3 = false>
+  __device__ void load(int s, const CUtensorMap* map_a, const CUtensorMap* map_b, int m0, int n0, int kb, int za = 0,
+                       int zb = 0) const {
     ptx::mbarrier_arrive_expect_tx(full(s), Shape::kStageBytes);
-    Shape::TileA::load(a(s), map_a, m0, kb * Shape::BK, full(s));
-    Shape::TileB::load(b(s), map_b, n0, kb * Shape::BK, full(s));
+    Shape::TileA::template load<kRank3>(a(s), map_a, m0, kb * Shape::BK, full(s), za);
+    Shape::TileB::template load<kRank3>(b(s), map_b, n0, kb * Shape::BK, full(s), zb);
   }
 };
 

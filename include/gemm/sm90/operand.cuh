@@ -20,6 +20,15 @@
 
 namespace gemm::sm90 {
 
+// A box of a 2-D map, or of entry z of a 3-D one.
+template <bool kRank3>
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int c0, int c1, int z, std::uint64_t* bar) {
+  if constexpr (kRank3)
+    ptx::tma_load_3d(dst, map, c0, c1, z, bar);
+  else
+    ptx::tma_load_2d(dst, map, c0, c1, bar), (void)z;
+}
+
 template <class In, int kMN, bool kKMajor>
 struct OperandTile {
   static constexpr int kRowElems = 128 / static_cast<int>(sizeof(In));  // elements per 128-byte row
@@ -29,6 +38,7 @@ struct OperandTile {
                 "(A row-major, B transposed).");
   static_assert(kMN % 64 == 0 || kKMajor, "An MN-major operand tile is a whole number of 64-element boxes.");
   static_assert(!kKMajor || kMN <= 256, "TMA boxes hold at most 256 rows: a K-major tile is at most 256 wide.");
+  static constexpr bool kKMajorTile = kKMajor;
   static constexpr int kBoxes = kKMajor ? 1 : kMN / kRowElems;
   static constexpr int kBoxRows = kKMajor ? kMN : kBK;
   static constexpr int kBytes = kMN * kBK * static_cast<int>(sizeof(In));
@@ -37,19 +47,22 @@ struct OperandTile {
 
   // The tensor map of the whole operand: K-major, rows = m (or n) and k contiguous; MN-major,
   // rows = k and m (or n) contiguous.
-  static Status make_map(CUtensorMap& map, const In* base, int mn, int k, int ld) {
-    return kKMajor ? make_tensor_map(map, base, mn, k, ld, kBoxRows, kRowElems)
-                   : make_tensor_map(map, base, k, mn, ld, kBoxRows, kRowElems);
+  // batch > 0: a batch of such operands, stride elements apart (a 3-D map).
+  static Status make_map(CUtensorMap& map, const In* base, int mn, int k, int ld, long long batch = 0,
+                         long long stride = 0) {
+    return kKMajor ? make_tensor_map(map, base, mn, k, ld, kBoxRows, kRowElems, batch, stride)
+                   : make_tensor_map(map, base, k, mn, ld, kBoxRows, kRowElems, batch, stride);
   }
 
-  // The tile at (mn0, k0) into dst; its bytes count on bar.
-  __device__ static void load(void* dst, const CUtensorMap* map, int mn0, int k0, std::uint64_t* bar) {
+  // The tile at (mn0, k0) (of batch entry z, with a 3-D map) into dst; its bytes count on bar.
+  template <bool kRank3 = false>
+  __device__ static void load(void* dst, const CUtensorMap* map, int mn0, int k0, std::uint64_t* bar, int z = 0) {
     if constexpr (kKMajor) {
-      ptx::tma_load_2d(dst, map, k0, mn0, bar);
+      tma_load<kRank3>(dst, map, k0, mn0, z, bar);
     } else {
 #pragma unroll
       for (int j = 0; j < kBoxes; ++j)
-        ptx::tma_load_2d(static_cast<char*>(dst) + j * kBoxBytes, map, mn0 + j * kRowElems, k0, bar);
+        tma_load<kRank3>(static_cast<char*>(dst) + j * kBoxBytes, map, mn0 + j * kRowElems, k0, z, bar);
     }
   }
 

@@ -132,10 +132,33 @@ struct HopperPolicy {
   // What TMA cannot read is refused before any CUDA call (unless the operands policy copies it).
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
-    if (Operands::kPack || !detail::reads_ab(args)) return Status::Success;
-    if (tma_reads_a<T>(args) && !sm90::tma_compatible(args.A, args.lda)) return Status::MisalignedA;
-    if (tma_reads_b<T>(args) && !sm90::tma_compatible(args.B, args.ldb)) return Status::MisalignedB;
+    if (!detail::reads_ab(args)) return Status::Success;
+    if (!runs_batch<T>(args)) return Status::UnsupportedBatch;
+    if (Operands::kPack) return Status::Success;
+    if (tma_reads_a<T>(args) && !detail::a_aligned(args, 16)) return Status::MisalignedA;
+    if (tma_reads_b<T>(args) && !detail::b_aligned(args, 16)) return Status::MisalignedB;
     return Status::Success;
+  }
+
+  // Batches run as 3-D tensor maps (batch the outer dimension) with no staging: strided batches
+  // whose A and B TMA reads as stored (16-byte-aligned pointers, rows and strides; TF32 only with A
+  // row-major and B transposed; not 3xTF32, whose split is a staging pass), each stride 0 (one
+  // operand for all) or at least one stored entry (rows x ld). Pointer arrays live on the device,
+  // where a host-encoded tensor map cannot follow them.
+  static bool stride_spans_entry(long long stride, long long rows, long long ld) {
+    return stride == 0 || stride >= rows * ld;
+  }
+  template <class T, class Args>
+  static bool runs_batch(const Args& a) {
+    if constexpr (Args::kBatching == Batch::None) {
+      return true;
+    } else if constexpr (Args::kBatching == Batch::Pointers || std::is_same_v<T, tf32x3>) {
+      return false;
+    } else {
+      const int rows_a = a.op_a == Op::N ? a.m : a.k, rows_b = a.op_b == Op::N ? a.k : a.n;
+      return tma_reads_a<T>(a) && tma_reads_b<T>(a) && detail::a_aligned(a, 16) && detail::b_aligned(a, 16) &&
+             stride_spans_entry(a.stride_a, rows_a, a.lda) && stride_spans_entry(a.stride_b, rows_b, a.ldb);
+    }
   }
 
   template <class Args, class S, bool kPromote = false>
@@ -160,7 +183,10 @@ struct HopperPolicy {
   template <class T, class Layouts, class Args>
   static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
-    if constexpr (std::is_same_v<T, tf32x3>) {
+    if (detail::reads_ab(caller_args) && !runs_batch<T>(caller_args)) return Status::UnsupportedBatch;
+    if constexpr (Args::kBatching == Batch::Pointers || (Args::kBatching != Batch::None && std::is_same_v<T, tf32x3>)) {
+      return Status::UnsupportedBatch;  // (runs_batch refused it above; no kernel is compiled for it)
+    } else if constexpr (std::is_same_v<T, tf32x3>) {
       return launch_tf32x3(caller_args, dev, stream);
     } else {
       return launch_staged<T, Layouts>(caller_args, dev, stream);
@@ -307,7 +333,7 @@ struct HopperPolicy {
       if (std::is_same_v<T, tf32> && !k_major) {
         st.kind[x] = Staging::Transpose;
         st.rows[x] = mn[x], st.row_len[x] = args.k;
-      } else if (Operands::kPack && !sm90::tma_compatible(stored[x], lds[x])) {
+      } else if (Operands::kPack && !sm90::tma_compatible(stored[x], lds[x])) {  // (never a batch: runs_batch)
         st.kind[x] = Staging::Pack;
         st.rows[x] = k_major ? mn[x] : args.k, st.row_len[x] = k_major ? args.k : mn[x];
       } else {
@@ -317,7 +343,8 @@ struct HopperPolicy {
       reserve(x, sizeof(In));
     }
     // A small C costs more in the extra launch and allocation than its stores from registers do.
-    if (Operands::kPack && !sm90::tma_compatible(args.C, args.ldc) &&
+    // A batch's C stores from registers where TMA cannot (no staging for batches).
+    if (Operands::kPack && Args::kBatching == Batch::None && !sm90::tma_compatible(args.C, args.ldc) &&
         static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
       st.kind[2] = Staging::Pack;
       st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = aligned_ld(args.n, detail::kElemsPer16B<Out>);
@@ -376,26 +403,41 @@ struct HopperPolicy {
   // Encodes the tensor maps and launches Kernel (prepared already) for block shape S.
   template <class S, auto kKernel, class Args>
   static Status launch_shape(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    // A batch: 3-D maps of `batch` entries (one entry for a stride of 0, read at z = 0).
+    constexpr bool kBatched = Args::kBatching != Batch::None;
+    const auto depth = [&](long long stride) -> long long { return !kBatched ? 0 : stride == 0 ? 1 : args.batch; };
+    const auto spacing = [](long long stride, long long rows, long long ld) { return stride == 0 ? rows * ld : stride; };
+    const int rows_a = S::TileA::kKMajorTile ? args.m : args.k, rows_b = S::TileB::kKMajorTile ? args.n : args.k;
     CUtensorMap map_a, map_b;
-    if (Status s = S::TileA::make_map(map_a, args.A, args.m, args.k, args.lda); s != Status::Success) return s;
-    if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb); s != Status::Success) return s;
+    if (Status s = S::TileA::make_map(map_a, args.A, args.m, args.k, args.lda, depth(args.stride_a),
+                                      spacing(args.stride_a, rows_a, args.lda));
+        s != Status::Success)
+      return s;
+    if (Status s = S::TileB::make_map(map_b, args.B, args.n, args.k, args.ldb, depth(args.stride_b),
+                                      spacing(args.stride_b, rows_b, args.ldb));
+        s != Status::Success)
+      return s;
     const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-    const long long blocks = Schedule::kPersistent ? std::min<long long>(tiles, dev.sms) : tiles;
+    const detail::Grid grid = Schedule::kPersistent ? detail::Grid(std::min<long long>(tiles * args.batch, dev.sms))
+                                                    : detail::Grid(tiles, args.batch);
     const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
     if constexpr (Schedule::kWarpSpecialized) {
       using Out = typename Args::Output;
       CUtensorMap map_c{};
-      const int tma_store = Epilogue::kBuffers > 0 && args.beta == 0 && sm90::tma_compatible(args.C, args.ldc);
+      // A batch's C entries must also be whole 3-D slices for the TMA store (stride >= m x ldc).
+      const int tma_store = Epilogue::kBuffers > 0 && args.beta == 0 && detail::c_aligned(args, 16) &&
+                            (!kBatched || args.stride_c >= static_cast<long long>(args.m) * args.ldc);
       if (tma_store) {
         using Chunk = sm90::StoreChunk<Out>;
-        if (Status s = sm90::make_tensor_map(map_c, args.C, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols);
+        if (Status s = sm90::make_tensor_map(map_c, args.C, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols,
+                                             kBatched ? args.batch : 0, args.stride_c);
             s != Status::Success)
           return s;
       }
-      return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
+      return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
                                             tma_store);
     } else {
-      return detail::launch_kernel<kKernel>(blocks, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
+      return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
     }
   }
 };

@@ -44,17 +44,20 @@ bool tma_compatible(const T* base, int ld) {
 
 // A row-major matrix of rows x cols elements (row stride ld), copied in boxes of box_rows x
 // box_cols with the 128-byte swizzle (box_cols * sizeof(T) must be 128). Elements past the matrix
-// read as zeros.
+// read as zeros. With batch > 0, a 3-D tensor of `batch` such matrices `stride` elements apart
+// (a multiple of 16 bytes), each box within one matrix.
 template <class T>
 Status make_tensor_map(CUtensorMap& map, const T* base, long long rows, long long cols, long long ld, int box_rows,
-                       int box_cols) {
+                       int box_cols, long long batch = 0, long long stride = 0) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   if (encode == nullptr) return Status::TensorMapFailed;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(T)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(&map, tensor_map_type<T>(), 2, const_cast<T*>(base), dims, strides, box, element_strides,
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(batch)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(ld) * sizeof(T), static_cast<cuuint64_t>(stride) * sizeof(T)};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const cuuint32_t rank = batch > 0 ? 3 : 2;
+  const CUresult r = encode(&map, tensor_map_type<T>(), rank, const_cast<T*>(base), dims, strides, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? Status::Success : Status::TensorMapFailed;
