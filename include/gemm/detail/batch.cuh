@@ -3,7 +3,9 @@
 // b = blockIdx.y + gridDim.y * blockIdx.z (two dimensions, so batches beyond 65535 fit in one
 // launch; the last row of z may hold a few blocks past the batch, which return at once). Each such
 // kernel starts with `if (beyond_batch(params)) return; decltype(auto) args = block_entry(params);`:
-// without a batch that is a reference to the parameters, so the kernel's code is what it was.
+// without a batch that is a reference to the parameters, so the kernel's code is what it was
+// (checked in PTX; the mma kernel takes a copy, `const Args args = ...`, with which its PTX is
+// unchanged and with a reference it was not).
 #include "../args.cuh"
 
 namespace gemm::detail {

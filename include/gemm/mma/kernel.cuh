@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Args para
   __trap();  // unreachable: the host refuses devices older than sm_80
 #else
   if (detail::beyond_batch(params)) return;
-  decltype(auto) args = detail::block_entry(params);
+  const Args args = detail::block_entry(params);  // a copy: here a reference to the parameters changed the code
   // Dynamic shared memory is only guaranteed 16-byte alignment; wmma's pointers need 32 bytes, so the
   // stages start at the next 128-byte boundary (Cfg::kSmemBytes holds the slack).
   extern __shared__ __align__(16) unsigned char mma_smem[];

@@ -157,12 +157,13 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     ptx::setmaxnreg_inc<kConsumerRegs>();
     const int row = (warpgroup - 1) * Shape::kWgRows;
     const bool leader = threadIdx.x % 128 == 0;
+    const bool pairs_unbatched = pairs_aligned(params);  // (hoisted, as before batches)
     RingPosition<Shape::kStages> pos;
     for (Work w = first; w < work; w += stride) {
       const int b = kRank3 ? static_cast<int>(w / tiles) : 0;
       const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
       decltype(auto) args = detail::entry_of(params, b);
-      const bool pairs = pairs_aligned(args);
+      const bool pairs = kRank3 ? pairs_aligned(args) : pairs_unbatched;
       int tile_m, tile_n;
       Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
       float acc[Shape::kMmaM][Shape::kAccRegs];
