@@ -164,8 +164,8 @@ struct EpilogueArgs : GemmArgs<In, Out> {
 
 namespace detail {
 
-template <class In, class Out>
-__host__ __device__ __forceinline__ NoEpilogue epilogue_of(const GemmArgs<In, Out>&) { return {}; }
+template <class In, class Out, Batch kBatch>
+__host__ __device__ __forceinline__ NoEpilogue epilogue_of(const GemmArgs<In, Out, kBatch>&) { return {}; }
 template <class In, class Out, class Op>
 __host__ __device__ __forceinline__ const Op& epilogue_of(const EpilogueArgs<In, Out, Op>& args) {
   return args.epilogue;
@@ -176,8 +176,8 @@ inline constexpr bool has_epilogue = std::decay_t<decltype(epilogue_of(std::decl
 
 // The same call without its epilogue: for the passes that must not apply it (beta before split-K,
 // the first two of 3xTF32's three products).
-template <class In, class Out>
-GemmArgs<In, Out> without_epilogue(const GemmArgs<In, Out>& args) { return args; }
+template <class In, class Out, Batch kBatch>
+GemmArgs<In, Out, kBatch> without_epilogue(const GemmArgs<In, Out, kBatch>& args) { return args; }
 
 }  // namespace detail
 }  // namespace gemm
