@@ -24,8 +24,11 @@ struct OddProblem {
     CUDA_REQUIRE(cudaMemcpy(a.ptr, ha.data(), ha.size() * sizeof(bf16), cudaMemcpyHostToDevice));
     CUDA_REQUIRE(cudaMemcpy(b.ptr, hb.data(), hb.size() * sizeof(bf16), cudaMemcpyHostToDevice));
   }
+  // Synchronised: a pageable cudaMemcpy may still be landing when it returns, and a non-blocking
+  // stream (the graph test's) would not wait for it.
   void poison_c() {
     CUDA_REQUIRE(cudaMemcpy(c.ptr, poison.data(), poison.size() * sizeof(bf16), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaDeviceSynchronize());
   }
   gemm::Status call(cudaStream_t stream = 0) {
     return gemm::gemm<bf16>(m, n, k, 1.0f, a.ptr, lda, b.ptr, ldb, 0.0f, c.ptr, ldc, stream);
