@@ -11,17 +11,9 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <gemm/gemm.cuh>
+#include "../examples/support.cuh"  // CHECK_CUDA
 
 namespace {
-
-#define CHECK_CUDA(x)                                                                           \
-  do {                                                                                          \
-    const cudaError_t e_ = (x);                                                                 \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
 
 __global__ void empty_kernel() {}
 

@@ -24,6 +24,28 @@ enum class BiasKind { None, PerRow, PerColumn };
 // NaN goes through as NaN, and the formulas below are what the tests' double references compute.
 namespace act {
 
+// The two operations of the logistic-shaped activations (GeluTanh, SiLU); in float on the device the
+// hardware's approximations, a few instructions instead of expf's and IEEE division's sequences,
+// since the epilogue runs once per element of D.
+namespace fast {
+// a / b for b in [1, inf): __fdividef, 2 ulp (an infinite b gives 0).
+template <class S>
+__host__ __device__ S divide(S a, S b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<S, float>) return __fdividef(a, b);
+#endif
+  return a / b;
+}
+// exp(x): ex2.approx in float on the device (2 ulp plus the product's rounding).
+template <class S>
+__host__ __device__ S exponential(S x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<S, float>) return __expf(x);
+#endif
+  return exp(x);
+}
+}  // namespace fast
+
 struct Identity {
   template <class S>
   __host__ __device__ S operator()(S v) const { return v; }
@@ -48,30 +70,14 @@ struct GeluTanh {
   template <class S>
   __host__ __device__ S operator()(S v) const {
     const S u = S(0.79788456080286535588) * (v + S(0.044715) * v * v * v);
-    return divide(v, S(1) + exponential(S(-2) * u));
-  }
-  template <class S>
-  __host__ __device__ static S divide(S a, S b) {
-#if defined(__CUDA_ARCH__)
-    if constexpr (std::is_same_v<S, float>) return __fdividef(a, b);  // b in [1, inf): 2 ulp; inf gives 0
-#endif
-    return a / b;
-  }
-  // exp; in float on the device the hardware's ex2 (2 ulp plus the product's rounding), a handful
-  // of instructions instead of expf's accurate sequence: the epilogue runs once per element of D.
-  template <class S>
-  __host__ __device__ static S exponential(S x) {
-#if defined(__CUDA_ARCH__)
-    if constexpr (std::is_same_v<S, float>) return __expf(x);
-#endif
-    return exp(x);
+    return fast::divide(v, S(1) + fast::exponential(S(-2) * u));
   }
 };
 
 // v / (1 + exp(-v)) (also called swish).
 struct SiLU {
   template <class S>
-  __host__ __device__ S operator()(S v) const { return GeluTanh::divide(v, S(1) + GeluTanh::exponential(-v)); }
+  __host__ __device__ S operator()(S v) const { return fast::divide(v, S(1) + fast::exponential(-v)); }
 };
 
 // min(max(v, lo), hi); NaN stays NaN.

@@ -238,16 +238,16 @@ struct Tuned : Named<Tuned> {
       (void)args, (void)dev, (void)visit;
       return Status::UnsupportedArchitecture;
     } else {
-    if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
-    const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
-    if (tiles(256) >= 128)
-      return visit(Pick<Hopper, T>{}, "sm_90, at least 128 tiles of 128x256: persistent warp-specialised wgmma "
-                                      "kernel, 128x256 tiles, TMA stores");
-    if (tiles(128) >= 128)
-      return visit(Pick<HopperMedium, T>{}, "sm_90, fewer than 128 tiles of 128x256 but 128 of 128x128: persistent "
-                                            "wgmma kernel, 128x128 tiles");
-    return visit(Pick<HopperSmall, T>{}, "sm_90, fewer than 128 tiles of 128x128: persistent wgmma kernel, 128x64 "
-                                         "tiles");
+      if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
+      const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
+      if (tiles(256) >= 128)
+        return visit(Pick<Hopper, T>{}, "sm_90, at least 128 tiles of 128x256: persistent warp-specialised wgmma "
+                                        "kernel, 128x256 tiles, TMA stores");
+      if (tiles(128) >= 128)
+        return visit(Pick<HopperMedium, T>{}, "sm_90, fewer than 128 tiles of 128x256 but 128 of 128x128: persistent "
+                                              "wgmma kernel, 128x128 tiles");
+      return visit(Pick<HopperSmall, T>{}, "sm_90, fewer than 128 tiles of 128x128: persistent wgmma kernel, 128x64 "
+                                           "tiles");
     }
   }
 
