@@ -81,6 +81,11 @@ struct Tuned : Named<Tuned> {
   using HopperTile = HopperPolicy<BlockTile<128, BN>, Stages, PersistentProducerConsumer<2>, SwizzledRaster<8>,
                                   TmaStoreEpilogue, PackMisalignedOperands>;
   using Hopper = HopperTile<256, 4>;
+  // The same work per block turned on its side, for a ragged n: 4096 x 4097 is 32 x 17 tiles of
+  // 128x256 (544: a fifth round for 16 SMs, whose 17th column holds one column of C) but 16 x 33 of
+  // 256x128 (528: four whole rounds of 132).
+  using HopperTall = HopperPolicy<BlockTile<256, 128>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
+                                  TmaStoreEpilogue, PackMisalignedOperands>;
   using HopperMedium = HopperTile<128, 6>;
   using HopperSmall = HopperTile<64, 8>;
   // bf16, fp16, tf32 on sm_80+ where wgmma cannot run: mma.sync. 128x256 tiles (MmaSync's
@@ -120,7 +125,8 @@ struct Tuned : Named<Tuned> {
            "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
            "}; tf32 on sm_80-89: as bf16's mma.sync choices; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
-           Hopper::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
+           Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
+           HopperTall::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
            HopperSmall::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
            "}; before sm_80 {WarpTiled}";
@@ -240,12 +246,27 @@ struct Tuned : Named<Tuned> {
     } else {
       if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
       const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
-      if (tiles(256) >= 128)
+      const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
+      if (tiles(256) >= 128) {
+        if constexpr (!std::is_same_v<T, tf32x3>) {  // (3xTF32's promoted tiles are at most 128 wide and tall)
+          if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
+            return visit(Pick<HopperTall, T>{}, "sm_90, at least 128 tiles of 128x256, but 256x128 tiles take fewer "
+                                                "rounds of the SMs (a ragged n): persistent warp-specialised wgmma "
+                                                "kernel, 256x128 tiles, TMA stores");
+        }
         return visit(Pick<Hopper, T>{}, "sm_90, at least 128 tiles of 128x256: persistent warp-specialised wgmma "
                                         "kernel, 128x256 tiles, TMA stores");
+      }
       if (tiles(128) >= 128)
         return visit(Pick<HopperMedium, T>{}, "sm_90, fewer than 128 tiles of 128x256 but 128 of 128x128: persistent "
                                               "wgmma kernel, 128x128 tiles");
+      // Below that 128x64 tiles, unless they take at least twice the rounds of the SMs that 128x128
+      // tiles (twice the work each) take: 1023 x 1025 is 136 tiles of 128x64 (two rounds) and 72 of
+      // 128x128 (one round; measured 21.5 us against 24.6), 1024^2 128 of 128x64 (one round; 7.3 us
+      // against 9.3).
+      if (rounds(tiles(64)) >= 2 * rounds(tiles(128)))
+        return visit(Pick<HopperMedium, T>{}, "sm_90, fewer than 128 tiles of 128x128, but 128x64 tiles would take "
+                                              "two rounds of the SMs: persistent wgmma kernel, 128x128 tiles");
       return visit(Pick<HopperSmall, T>{}, "sm_90, fewer than 128 tiles of 128x128: persistent wgmma kernel, 128x64 "
                                            "tiles");
     }

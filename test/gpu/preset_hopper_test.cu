@@ -138,11 +138,44 @@ TEST_CASE("Tuned's Hopper compositions pack operands that TMA cannot read", "[gp
       Case{512, 512, 516, 1.0, -0.5},                         // rows 8-byte aligned only
       Case{300, 301, 302, 1.0, 0.25, 2, 6, 1, 1, 3, 1},       // offset pointers
   };
+  // C of 2^22 elements and more with rows TMA cannot write: read (beta != 0), it is computed in an
+  // aligned copy and copied back; not read, the consumers store it in row order.
+  if (!gemm_test::quick()) {
+    gemm_test::run_case<H, __nv_bfloat16>(Case{2048, 2049, 64, 1.0, 0.5, 0, 0, 0, 0, 0, 1});
+    gemm_test::run_case<H, __nv_bfloat16>(Case{2048, 2049, 64, 1.0, 0.0, 0, 0, 0, 0, 0, 1, true});
+  }
   for (const Case& c : odd)
     for (Op a : {Op::N, Op::T})
       for (Op b : {Op::N, Op::T}) {
         gemm_test::run_case<H, __nv_bfloat16>(c.with_ops(a, b));
         gemm_test::run_case<H, __half, float>(c.with_ops(a, b));
         gemm_test::run_case<H, gemm::tf32>(c.with_ops(a, b));
+      }
+}
+
+// Tuned's 256x128 tiles (for a ragged n) on their own: two m64 wgmmas per warpgroup and k step, and
+// C stored by TMA, by the consumers in row order (rows TMA cannot write, beta = 0) or from registers.
+TEST_CASE("Tuned's 256x128 Hopper composition is correct on ragged and misaligned input, every layout",
+          "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("SKIPPED: needs an sm_90 GPU");
+    return;
+  }
+  using T2 = gemm::preset::Tuned::HopperTall;
+  gemm_test::check_preset<T2, __nv_bfloat16>();
+  gemm_test::check_preset<T2, __half, float>();
+  gemm_test::check_preset<T2, gemm::tf32>();
+  const Case cases[] = {
+      Case{515, 517, 509, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},   // every leading dimension odd
+      Case{1029, 1031, 131, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // 5 x 9 tiles, ragged on both sides
+      Case{600, 509, 512, -1.0, 0.0, 0, 0, 1, 0, 0, 1, true},  // C one element into its allocation
+      Case{512, 512, 516, 1.0, -0.5},                          // rows 8-byte aligned only, C read
+      Case{300, 301, 302, 1.0, 0.25, 2, 6, 1, 1, 3, 1},        // offset pointers
+  };
+  for (const Case& c : cases)
+    for (Op a : {Op::N, Op::T})
+      for (Op b : {Op::N, Op::T}) {
+        gemm_test::run_case<T2, __nv_bfloat16>(c.with_ops(a, b));
+        gemm_test::run_case<T2, gemm::tf32>(c.with_ops(a, b));
       }
 }

@@ -46,13 +46,29 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));  // 16 x 8 = 128 tiles
   CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 1536).composition, "BlockTile<128,128>"));  // 72 wide tiles, 144 of these
   CHECK(has(plan_nn<bf16>(kH100, 1024, 1024, 1024).composition, "BlockTile<128,64>"));
-  // Rows TMA cannot read are copied first: still the Hopper kernel.
+  // 136 tiles of 128x64 would be two rounds of 132 SMs: 72 tiles of 128x128 instead.
+  CHECK(has(plan_nn<bf16>(kH100, 1023, 1025, 1021).composition, "BlockTile<128,128>"));
+  // Rows TMA cannot read are copied first: still the Hopper kernel. With beta == 0 an odd C is stored
+  // through shared memory in row order, not copied.
   const gemm::Plan odd = plan_nn<bf16>(kH100, 4095, 4097, 4093);
   CHECK(has(odd.composition, "HopperPolicy"));
   CHECK(has(odd.composition, "PackMisalignedOperands"));
-  // A, B and C are copied with rows padded to 16 bytes: 4095 x 4096 + 4093 x 4104 + 4095 x 4104 bf16.
-  CHECK(odd.workspace_bytes >= (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2);
-  CHECK(odd.workspace_bytes < (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2 + 3 * 256);
+  // A and B are copied with rows padded to 16 bytes: 4095 x 4096 + 4093 x 4104 bf16.
+  CHECK(odd.workspace_bytes >= (4095ull * 4096 + 4093ull * 4104) * 2);
+  CHECK(odd.workspace_bytes < (4095ull * 4096 + 4093ull * 4104) * 2 + 2 * 256);
+  // beta != 0: C is read, so it is computed in an aligned copy too (4095 x 4104 more).
+  const gemm::Plan odd_beta = gemm::plan<bf16>(kH100, Op::N, Op::N, 4095, 4097, 4093, 1, ptr<bf16>(), 4093, ptr<bf16>(),
+                                               4097, 1, ptr<bf16>(), 4097);
+  CHECK(odd_beta.workspace_bytes >= (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2);
+  CHECK(odd_beta.workspace_bytes < (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2 + 3 * 256);
+  // A ragged n: 16 x 33 tiles of 256x128 are four rounds of 132 SMs, 32 x 17 of 128x256 five.
+  CHECK(has(odd.composition, "BlockTile<256,128>"));
+  CHECK(has(odd.reason, "256x128"));
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4097, 4096).composition, "BlockTile<256,128>"));
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 4100).composition, "BlockTile<128,256>"));  // ragged k only
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 4093).composition, "BlockTile<128,256>"));  // 512 tiles either way
+  CHECK(has(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kH100, 4096, 4097, 4096).composition,
+            "BlockTile<128,256>"));
   CHECK(big.workspace_bytes == 0);
 
   // sm_80: mma.sync with the 144 KB tile; sm_89 gives a block 99 KB, so the small tile.

@@ -6,12 +6,19 @@
 // columns (see ptx/wgmma_ops.cuh), so where C's rows allow it a pair moves as one 4-byte (bf16,
 // fp16) or 8-byte (float) access; every element is bounds-checked on its own row and column, and
 // beta == 0 never reads C.
-// store_block_tma (beta == 0, C as TMA needs it): the warpgroup writes 64-row chunks of 128-byte
-// rows into two swizzled shared buffers in turn and one thread hands each chunk to the TMA engine,
-// which writes it to C while the warps go on: with a persistent kernel, the stores drain under the
-// next tile's mainloop. TMA drops rows past the matrix, but along a row it clips only to 16 bytes
-// (measured: n = 63 bf16 columns wrote column 63), so a tile whose columns end inside a row that
-// is not a whole number of 16 bytes must use store_block.
+// store_block_staged (beta == 0): the warpgroup writes 64-row chunks of 128-byte rows into two
+// swizzled shared buffers in turn, and then either
+//   CStore::Tma:    one thread hands each chunk to the TMA engine, which writes it to C while the
+//                   warps go on: with a persistent kernel, the stores drain under the next tile's
+//                   mainloop. TMA drops rows past the matrix, but along a row it clips only to 16
+//                   bytes (measured: n = 63 bf16 columns wrote column 63), so a tile whose columns
+//                   end inside a row that is not a whole number of 16 bytes goes the next way.
+//   CStore::Direct: the warpgroup copies each chunk to C itself, neighbouring lanes on neighbouring
+//                   elements of a row, each element bounds-checked: for a C that TMA cannot write
+//                   (rows not 16-byte aligned: an odd ldc of bf16). From registers, a lane's
+//                   elements lie on 8 rows, and with rows too odd for pairs a warp's store touched
+//                   32 sectors for 64 bytes (4096 x 4097 bf16: 150 us of stores, against a 180 us
+//                   multiply); from the chunk a warp stores 64 (bf16) or 128 (float) contiguous bytes.
 #include <cstdint>
 #include <cuda.h>
 #include "../epilogue.cuh"
@@ -78,11 +85,75 @@ struct StoreChunk {
   __device__ static int offset(int row, int byte) { return row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15); }
 };
 
+// CStore::Direct: a warpgroup copies one StoreChunk at (row0, col0) of C to C. Warp w takes rows
+// w, w + 4, ..., w + 60, a row per store instruction, so a warp's store covers one row's 128 bytes.
+// Rows of 16-bit C: lane l moves the 4-byte pair at 2 l. A row that starts 2 bytes off a 4-byte
+// boundary (every other row of an odd ldc; rows 4 apart share it) stores the pairs (1, 2) ...
+// (61, 62) built with a funnel shift from its own and the next lane's pair, lane 0 element 0 and
+// lane 31 element 63 alone. Measured: the first version (two 2-byte shared loads and the
+// addresses recomputed per element) issued ~750 instructions per warp and chunk, and the consumers
+// issue them while the tensor cores wait (4096^3 with ldc 4097: +30 us against TMA stores).
+// A chunk that crosses C's edge takes the element-by-element loop.
+template <class Out, class Args>
+__device__ __forceinline__ void store_chunk_direct(const char* buf, const Args& args, int row0, int col0) {
+  using Chunk = StoreChunk<Out>;
+  constexpr int kRowsPerWarp = Chunk::kRows / 4;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const long long ldc = args.ldc;
+  Out* first = args.C + (row0 + warp) * ldc + col0;
+  const bool whole = row0 + Chunk::kRows <= args.m && col0 + Chunk::kCols <= args.n;
+  // Byte offset in the chunk of 4 bytes at column byte b of row warp + 4 i: rows 8 apart repeat the swizzle.
+  const auto offset = [&](int i, int b) { return Chunk::offset(warp + 4 * (i % 2), b) + (i / 2) * 8 * 128; };
+  if constexpr (sizeof(Out) == 2) {
+    if (whole) {
+      const bool odd = reinterpret_cast<std::uintptr_t>(first) % 4 != 0;  // the same for rows 4 apart
+      const int even_offset = offset(0, 4 * lane), odd_offset = offset(1, 4 * lane);
+      if (!odd) {
+#pragma unroll
+        for (int i = 0; i < kRowsPerWarp; ++i) {
+          const auto w = *reinterpret_cast<const std::uint32_t*>(buf + (i % 2 ? odd_offset : even_offset) + (i / 2) * 1024);
+          *reinterpret_cast<std::uint32_t*>(first + 4 * i * ldc + 2 * lane) = w;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kRowsPerWarp; ++i) {
+          const auto w = *reinterpret_cast<const std::uint32_t*>(buf + (i % 2 ? odd_offset : even_offset) + (i / 2) * 1024);
+          const std::uint32_t next = __shfl_down_sync(0xffffffffu, w, 1);
+          Out* row = first + 4 * i * ldc;
+          if (lane < 31) *reinterpret_cast<std::uint32_t*>(row + 2 * lane + 1) = __funnelshift_r(w, next, 16);
+          if (lane == 0) *reinterpret_cast<std::uint16_t*>(row) = static_cast<std::uint16_t>(w);
+          if (lane == 31) *reinterpret_cast<std::uint16_t*>(row + 63) = static_cast<std::uint16_t>(w >> 16);
+        }
+      }
+      return;
+    }
+  } else {
+    static_assert(Chunk::kCols == 32, "store_chunk_direct: 32 float columns per chunk row.");
+    if (whole) {
+#pragma unroll
+      for (int i = 0; i < kRowsPerWarp; ++i)
+        first[4 * i * ldc + lane] = *reinterpret_cast<const Out*>(buf + offset(i, 4 * lane));
+      return;
+    }
+  }
+  for (int i = 0; i < kRowsPerWarp; ++i) {
+    if (row0 + warp + 4 * i >= args.m) break;
+    for (int c = lane; c < Chunk::kCols && col0 + c < args.n; c += 32)
+      first[4 * i * ldc + c] = *reinterpret_cast<const Out*>(buf + offset(i, c * static_cast<int>(sizeof(Out))));
+  }
+}
+
+// How a warp-specialised kernel's consumers store C (the host picks, per call; see store_block_staged).
+enum class CStore : int { Registers, Tma, Direct };
+
 // acc: one warpgroup's 64 x BN block at (row0, col0) of C. bufs: two StoreChunk buffers, 1024-byte
 // aligned; barrier: a named barrier id of this warpgroup alone. kRank3: map_c is a batch, z the entry.
-template <int BN, bool kRank3 = false, class Args>
-__device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], const Args& args, const CUtensorMap* map_c,
-                                                char* bufs, int row0, int col0, int barrier, int z = 0) {
+// kMode: CStore::Tma (through map_c) or CStore::Direct (to args.C: map_c is not read).
+template <int BN, CStore kMode, bool kRank3 = false, class Args>
+__device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], const Args& args,
+                                                   const CUtensorMap* map_c, char* bufs, int row0, int col0,
+                                                   int barrier, int z = 0) {
+  static_assert(kMode == CStore::Tma || kMode == CStore::Direct, "store_block_staged: Tma or Direct.");
   using Out = typename Args::Output;
   using Chunk = StoreChunk<Out>;
   constexpr int kChunks = BN / Chunk::kCols;
@@ -98,8 +169,8 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
   // Pair (j, g, h): columns 8 g + 2 (lane % 4) (+1) of chunk j, row r + 8 h.
   const auto pair_at = [&](int j, int g, int h) {
     const int i = 4 * (j * kGroups + g) + 2 * h;
-    // TMA drops what lies outside D, but the epilogue still sees those elements: clamp their
-    // coordinates so that a bias or a caller's functor never reads past its vectors.
+    // Elements outside C are computed but never stored: clamp their coordinates so that a bias or a
+    // caller's functor never reads past its vectors.
     const int row = min(row0 + r + 8 * h, args.m - 1);
     const int col = min(col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4), args.n - 2);
     Pair<Out> p;
@@ -125,8 +196,9 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
     char* buf = bufs + (j % 2) * Chunk::kBytes;
     // This buffer was last read by the store of chunk j - 2 (of this tile or the last): at most the
     // store of chunk j - 1 may still be reading its own buffer. With an odd chunk count the buffers'
-    // turns shift from tile to tile, so a tile's first chunk waits for every store.
-    if (leader) {
+    // turns shift from tile to tile, so a tile's first chunk waits for every store. (Direct: the
+    // warpgroup's own reads of chunk j - 2 are behind the barrier below.)
+    if (kMode == CStore::Tma && leader) {
       if (kChunks % 2 == 1 && j == 0)
         ptx::bulk_wait_read<0>();
       else
@@ -141,14 +213,21 @@ __device__ __forceinline__ void store_block_tma(const float (&acc)[BN / 2], cons
         *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) =
             kEarly ? early[(j * kGroups + g) * 2 + h] : pair_at(j, g, h);
     }
-    ptx::fence_proxy_async();  // the writes above, before the TMA engine reads them
-    ptx::named_barrier_sync(barrier, 128);
-    if (leader) {
-      if constexpr (kRank3)
-        ptx::tma_store_3d(map_c, buf, col0 + j * Chunk::kCols, row0, z);
-      else
-        ptx::tma_store_2d(map_c, buf, col0 + j * Chunk::kCols, row0), (void)z;
-      ptx::bulk_commit();
+    const int c0 = col0 + j * Chunk::kCols;
+    if constexpr (kMode == CStore::Tma) {
+      ptx::fence_proxy_async();  // the writes above, before the TMA engine reads them
+      ptx::named_barrier_sync(barrier, 128);
+      if (leader) {
+        if constexpr (kRank3)
+          ptx::tma_store_3d(map_c, buf, c0, row0, z);
+        else
+          ptx::tma_store_2d(map_c, buf, c0, row0), (void)z;
+        ptx::bulk_commit();
+      }
+    } else {
+      (void)map_c, (void)z;
+      ptx::named_barrier_sync(barrier, 128);
+      store_chunk_direct<Out>(buf, args, row0, c0);
     }
   }
 }

@@ -12,9 +12,10 @@
 //                           to the consumers. kPersistent: one block per SM walks tiles in Raster
 //                           order, and the producer fills the next tile's stages while the consumers
 //                           store this one's results. With epilogue buffers in the shape and
-//                           tma_store set (beta == 0, C as TMA needs it), results leave through
-//                           the TMA engine (store_block_tma), so the consumers start the next tile
-//                           while the previous one's stores drain.
+//                           beta == 0, results go through shared memory (store_block_staged): to
+//                           the TMA engine (c_store Tma: C as TMA needs it), so the consumers start
+//                           the next tile while the previous one's stores drain, or to C by the
+//                           consumers themselves in row order (Direct: rows TMA cannot write).
 //
 // kPromote (3xTF32): the tensor cores' fp32 accumulation truncates, and over a long k its error grows
 // about linearly (measured: 8x strict fp32's at k = 4096). With kPromote each stage's product goes
@@ -106,7 +107,7 @@ inline constexpr int kConsumerRegs = 232;
 template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                            const __grid_constant__ CUtensorMap map_c, const Args params, const int tma_store) {
+                            const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // Work items w = b * tiles + tile over the batch's entries b (one entry without a batch): a
   // persistent block walks them gridDim.x apart, a non-persistent one takes its tile of its entry.
@@ -205,13 +206,22 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       }
       if constexpr (Shape::kEpilogueBytes > 0) {
         // TMA clips stores at the matrix edge only to 16-byte granularity along a row, so a tile
-        // that ends inside a row whose length is not a multiple of 16 bytes stores from registers.
+        // that ends inside a row whose length is not a multiple of 16 bytes stores directly.
         const bool whole_row_end = (static_cast<long long>(args.n) * sizeof(typename Args::Output)) % 16 == 0;
-        if (tma_store && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
+        if (c_store == CStore::Tma && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
 #pragma unroll
           for (int mi = 0; mi < Shape::kMmaM; ++mi)
-            store_block_tma<Shape::BN, kRank3>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
-                                               tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN, warpgroup, b);
+            store_block_staged<Shape::BN, CStore::Tma, kRank3>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
+                                                               tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN,
+                                                               warpgroup, b);
+          continue;
+        }
+        if (c_store != CStore::Registers) {
+#pragma unroll
+          for (int mi = 0; mi < Shape::kMmaM; ++mi)
+            store_block_staged<Shape::BN, CStore::Direct>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
+                                                          tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN,
+                                                          warpgroup);
           continue;
         }
       }
@@ -220,11 +230,11 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         store_block<Shape::BN>(acc[mi], args, tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN, pairs);
     }
     if constexpr (Shape::kEpilogueBytes > 0) {
-      if (tma_store && leader) ptx::bulk_wait<0>();  // the buffers stay valid until the last store is done
+      if (c_store == CStore::Tma && leader) ptx::bulk_wait<0>();  // the buffers stay valid until the last store is done
     }
   }
 #else
-  (void)map_a, (void)map_b, (void)map_c, (void)params, (void)tma_store;
+  (void)map_a, (void)map_b, (void)map_c, (void)params, (void)c_store;
   __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
 #endif
 }

@@ -17,6 +17,7 @@
 #include <cuda.h>
 #include "../detail/describe.cuh"
 #include "../detail/launch.cuh"
+#include "../detail/vector.cuh"
 #include "../detail/workspace.cuh"
 #include "../kernel/pack_kernel.cuh"
 #include "../kernel/split_kernel.cuh"
@@ -245,6 +246,9 @@ struct HopperPolicy {
   template <class Args>
   static Status launch_tf32x3(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     using S = SplitShape;
+    static_assert(!Schedule::kWarpSpecialized || S::kMmaM == 1,
+                  "3xTF32 in the warp-specialised kernels keeps three sets of accumulators: each math warpgroup can "
+                  "own only 64 rows (BlockTile<128, BN> with two consumers, or <64, BN> with one).");
     constexpr auto kKernel = kernel<Args, S, true>();
     if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
     if constexpr (detail::has_epilogue<Args>) {  // the first two passes' kernel (see below)
@@ -302,9 +306,11 @@ struct HopperPolicy {
   //         transposed (k contiguous); with PackMisalignedOperands, an operand TMA cannot read is
   //         copied with 16-byte-aligned rows.
   //   C:    with PackMisalignedOperands, a C of at least 2^22 elements whose rows are not 16-byte
-  //         aligned (an odd ldc of bf16) is computed in an aligned copy (which first receives C when
-  //         beta != 0: the kernel reads it) and copied back after the kernel, instead of being stored
-  //         element by element from registers (measured: 4096 x 4097 bf16, 150 us of stores).
+  //         aligned (an odd ldc of bf16) that the kernel reads (beta != 0, or 3xTF32's later passes)
+  //         is computed in an aligned copy (which first receives C) and copied back after the
+  //         kernel, instead of being read and stored element by element from registers (measured:
+  //         4096 x 4097 bf16, 150 us of stores). With beta == 0 the consumers store such a C
+  //         through shared memory in row order (CStore::Direct) and nothing is staged.
   struct Staging {
     enum Kind { None, Transpose, Pack };
     Kind kind[3] = {None, None, None};  // A, B, C
@@ -344,7 +350,8 @@ struct HopperPolicy {
     }
     // A small C costs more in the extra launch and allocation than its stores from registers do.
     // A batch's C stores from registers where TMA cannot (no staging for batches).
-    if (Operands::kPack && Args::kBatching == Batch::None && !sm90::tma_compatible(args.C, args.ldc) &&
+    const bool c_by_copy = args.beta != 0 || std::is_same_v<T, tf32x3> || Epilogue::kBuffers == 0;
+    if (Operands::kPack && Args::kBatching == Batch::None && c_by_copy && !sm90::tma_compatible(args.C, args.ldc) &&
         static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
       st.kind[2] = Staging::Pack;
       st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = aligned_ld(args.n, detail::kElemsPer16B<Out>);
@@ -361,22 +368,26 @@ struct HopperPolicy {
     using Out = typename Args::Output;
     const In** operand[2] = {&args.A, &args.B};
     int* ld[2] = {&args.lda, &args.ldb};
+    detail::RowCopies<In> packs;  // A's and B's row copies go in one launch
     for (int x = 0; x < 2; ++x) {
       if (st.kind[x] == Staging::None) continue;
       In* copy = reinterpret_cast<In*>(scratch + st.offset[x]);
-      const Status s = st.kind[x] == Staging::Transpose
-                           ? detail::transpose(*operand[x], *ld[x], args.k, st.rows[x], copy, st.ld[x], dev, stream)
-                           : detail::pack_rows(*operand[x], *ld[x], st.rows[x], st.row_len[x], copy, st.ld[x], dev,
-                                               stream);
-      if (s != Status::Success) return s;
+      if (st.kind[x] == Staging::Transpose) {
+        const Status s = detail::transpose(*operand[x], *ld[x], args.k, st.rows[x], copy, st.ld[x], dev, stream);
+        if (s != Status::Success) return s;
+        (x == 0 ? args.op_a : args.op_b) = x == 0 ? Op::N : Op::T;
+      } else {
+        (packs.first.rows == 0 ? packs.first : packs.second) = {*operand[x], *ld[x], st.rows[x], st.row_len[x], copy,
+                                                                 st.ld[x]};
+      }
       *operand[x] = copy;
       *ld[x] = st.ld[x];
-      if (st.kind[x] == Staging::Transpose) (x == 0 ? args.op_a : args.op_b) = x == 0 ? Op::N : Op::T;
     }
+    if (Status s = detail::copy_rows(packs, dev, stream); s != Status::Success) return s;
     if (st.kind[2] != Staging::None) {
       Out* copy = reinterpret_cast<Out*>(scratch + st.offset[2]);
       if (args.beta != 0) {
-        if (Status s = detail::pack_rows(args.C, args.ldc, args.m, args.n, copy, st.ld[2], dev, stream);
+        if (Status s = detail::copy_rows(args.C, args.ldc, args.m, args.n, copy, st.ld[2], dev, stream);
             s != Status::Success)
           return s;
       }
@@ -391,7 +402,7 @@ struct HopperPolicy {
   static Status stage_out(const Args& caller_args, const Args& args, const Staging& st, const detail::DeviceInfo& dev,
                           cudaStream_t stream) {
     if (st.kind[2] == Staging::None) return Status::Success;
-    return detail::unpack_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
+    return detail::copy_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
   }
 
   template <class L, class Args>
@@ -424,10 +435,15 @@ struct HopperPolicy {
     if constexpr (Schedule::kWarpSpecialized) {
       using Out = typename Args::Output;
       CUtensorMap map_c{};
-      // A batch's C entries must also be whole 3-D slices for the TMA store (stride >= m x ldc).
-      const int tma_store = Epilogue::kBuffers > 0 && args.beta == 0 && detail::c_aligned(args, 16) &&
-                            (!kBatched || args.stride_c >= static_cast<long long>(args.m) * args.ldc);
-      if (tma_store) {
+      // beta == 0 stores through shared memory: by TMA where it can write C (a batch's C entries
+      // must also be whole 3-D slices, stride >= m x ldc), else by the consumers in row order.
+      sm90::CStore c_store = sm90::CStore::Registers;
+      if (Epilogue::kBuffers > 0 && args.beta == 0) {
+        const bool tma = detail::c_aligned(args, 16) &&
+                         (!kBatched || args.stride_c >= static_cast<long long>(args.m) * args.ldc);
+        c_store = tma ? sm90::CStore::Tma : sm90::CStore::Direct;
+      }
+      if (c_store == sm90::CStore::Tma) {
         using Chunk = sm90::StoreChunk<Out>;
         if (Status s = sm90::make_tensor_map(map_c, args.C, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols,
                                              kBatched ? args.batch : 0, args.stride_c);
@@ -435,7 +451,7 @@ struct HopperPolicy {
           return s;
       }
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
-                                            tma_store);
+                                            c_store);
     } else {
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
     }
