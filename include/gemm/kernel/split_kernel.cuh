@@ -6,9 +6,13 @@
 // The copies are written K-major (k contiguous: what TF32 wgmma reads), transposing where the
 // operand is stored the other way, through 32 x 33 shared tiles so that both sides coalesce.
 //
-// Three planes per operand: hi, lo, and hi_finite = hi with Inf and NaN replaced by 0. The cross
-// terms use hi_finite against the other operand's lo, so that an Inf input gives Inf (from hi hi) as
-// in SGEMM, not Inf * 0 = NaN from a lo of 0; NaN still reaches the result through hi hi.
+// Two planes per operand, rows of k padded to ld = round_up(k, 4) floats:
+//   hi:    rows x ld, for the product a_hi b_hi;
+//   cross: rows x 2 ld, a row holding lo and hi_finite one after the other (A: lo then hi_finite, B:
+//          hi_finite then lo), zeros in the padding of each half: one GEMM over a k of 2 ld gives
+//          a_lo b_hi_finite + a_hi_finite b_lo, both cross terms at once.
+// hi_finite = hi with Inf and NaN replaced by 0: an Inf input gives Inf (from hi hi) as in SGEMM, not
+// Inf * 0 = NaN from a lo of 0; NaN still reaches the result through hi hi.
 #include "../detail/launch.cuh"
 
 namespace gemm::detail {
@@ -24,11 +28,11 @@ __device__ __forceinline__ float round_to_tf32(float x) {
 }
 
 // src: rows x cols with leading dimension ld_src, row-major. kTranspose: output row j is source
-// column j (out has cols rows of rows elements); else out row i is source row i. Output planes share
-// ld_out and are each `plane` elements apart: out, out + plane (lo), out + 2 * plane (hi_finite).
+// column j (k = rows), else output row i is source row i (k = cols). lo_first: where a cross row
+// holds lo (at 0, hi_finite at ld) or hi_finite (at 0, lo at ld).
 template <bool kTranspose>
-__global__ void __launch_bounds__(256) split_tf32_kernel(const float* src, int ld_src, int rows, int cols, float* out,
-                                                          int ld_out, long long plane) {
+__global__ void __launch_bounds__(256) split_tf32_kernel(const float* src, int ld_src, int rows, int cols, float* hi_out,
+                                                          float* cross_out, int ld, bool lo_first) {
   __shared__ float tile[32][33];
   const int tiles_c = (cols + 31) / 32;
   const int r0 = static_cast<int>(blockIdx.x / tiles_c) * 32, c0 = static_cast<int>(blockIdx.x % tiles_c) * 32;
@@ -39,28 +43,33 @@ __global__ void __launch_bounds__(256) split_tf32_kernel(const float* src, int l
     if (r < rows && c < cols) tile[ty + i][tx] = src[static_cast<long long>(r) * ld_src + c];
   }
   __syncthreads();
+  const int k = kTranspose ? rows : cols, out_rows = kTranspose ? cols : rows;
+  const int lo_at = lo_first ? 0 : ld, hi_finite_at = lo_first ? ld : 0;
 #pragma unroll
   for (int i = 0; i < 32; i += 8) {
-    // Output element (orow, ocol) = source (r, c).
+    // Output element (orow, kk) = source (r, c); kk in [k, ld): the padding, zeros in the cross plane.
     const int r = kTranspose ? r0 + tx : r0 + ty + i, c = kTranspose ? c0 + ty + i : c0 + tx;
-    if (r >= rows || c >= cols) continue;
-    const float x = kTranspose ? tile[tx][ty + i] : tile[ty + i][tx];
+    const int orow = kTranspose ? c : r, kk = kTranspose ? r : c;
+    if (orow >= out_rows || kk >= ld) continue;
+    const bool inside = kk < k;
+    const float x = !inside ? 0.0f : kTranspose ? tile[tx][ty + i] : tile[ty + i][tx];
     const float hi = round_to_tf32(x);
     const bool finite = isfinite(hi);
     const float lo = finite ? round_to_tf32(x - hi) : 0.0f;
-    const long long at = kTranspose ? static_cast<long long>(c) * ld_out + r : static_cast<long long>(r) * ld_out + c;
-    out[at] = hi;
-    out[at + plane] = lo;
-    out[at + 2 * plane] = finite ? hi : 0.0f;
+    if (inside) hi_out[static_cast<long long>(orow) * ld + kk] = hi;
+    float* cross = cross_out + static_cast<long long>(orow) * 2 * ld + kk;
+    cross[lo_at] = lo;
+    cross[hi_finite_at] = finite ? hi : 0.0f;
   }
 }
 
+// The blocks cover the source's rows x cols; the padding [k, ld) lies in the last 32 of k (ld - k < 4).
 template <bool kTranspose>
-Status split_tf32(const float* src, int ld_src, int rows, int cols, float* out, int ld_out, long long plane,
-                  const DeviceInfo& dev, cudaStream_t stream) {
+Status split_tf32(const float* src, int ld_src, int rows, int cols, float* hi_out, float* cross_out, int ld,
+                  bool lo_first, const DeviceInfo& dev, cudaStream_t stream) {
   const long long blocks = ceil_div(rows, 32) * ceil_div(cols, 32);
-  return launch_kernel<&split_tf32_kernel<kTranspose>>(blocks, 256, 0, stream, dev, src, ld_src, rows, cols, out,
-                                                        ld_out, plane);
+  return launch_kernel<&split_tf32_kernel<kTranspose>>(blocks, 256, 0, stream, dev, src, ld_src, rows, cols, hi_out,
+                                                        cross_out, ld, lo_first);
 }
 
 }  // namespace gemm::detail

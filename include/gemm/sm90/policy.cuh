@@ -215,10 +215,11 @@ struct HopperPolicy {
     });
   }
 
-  // 3xTF32's split planes: k padded to 4 floats (16-byte rows), each plane a multiple of 256 bytes.
+  // 3xTF32's split planes (kernel/split_kernel.cuh), k padded to ld = round_up(k, 4) floats: per
+  // operand a hi plane of rows x ld and a cross plane of rows x 2 ld, 256-byte aligned.
   struct SplitPlanes {
     int ld;
-    long long a, b;  // floats per plane of A, of B
+    long long a, b;  // floats per hi plane of A, of B (the cross planes take twice that)
     template <class Args>
     explicit SplitPlanes(const Args& args)
         : ld(static_cast<int>(detail::ceil_div(args.k, 4) * 4)),
@@ -238,10 +239,13 @@ struct HopperPolicy {
       return plan_staging<T>(args).bytes;
   }
 
-  // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh: hi, lo and hi with Inf/NaN as 0,
-  // k contiguous), then three passes of the TF32 kernel, with promoted accumulators, into C, smallest
-  // terms first so that the large one is added last:
-  // C = alpha a_lo b_hi + beta C; C += alpha a_hi b_lo; C = epilogue(C + alpha a_hi b_hi).
+  // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh), then two GEMMs into C:
+  //   C = alpha (a_lo b_hi + a_hi b_lo) + beta C   the cross planes, k = 2 ld, this policy's tile
+  //   C = epilogue(C + alpha a_hi b_hi)            the hi planes, promoted accumulators
+  // Only the large term needs the promotion: the tensor cores' truncating accumulation errs relative
+  // to what it sums, and the cross terms are 2^-11 of the result, so their truncation stays below
+  // fp32 rounding (measured with tools/accuracy.cu). The cross GEMM runs the plain TF32 kernel (the
+  // large tile, no second set of accumulators), one launch for both terms.
   // Scratch: 3 (m + n) round_up(k, 4) floats (and C's staging copy, as for other types).
   template <class Args>
   static Status launch_tf32x3(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
@@ -249,45 +253,39 @@ struct HopperPolicy {
     static_assert(!Schedule::kWarpSpecialized || S::kMmaM == 1,
                   "3xTF32 in the warp-specialised kernels keeps three sets of accumulators: each math warpgroup can "
                   "own only 64 rows (BlockTile<128, BN> with two consumers, or <64, BN> with one).");
+    using Cross = Shape<float, Op::N, Op::T>;
     constexpr auto kKernel = kernel<Args, S, true>();
+    using Partial = decltype(detail::without_epilogue(caller_args));
+    constexpr auto kCrossKernel = kernel<Partial, Cross>();
     if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
-    if constexpr (detail::has_epilogue<Args>) {  // the first two passes' kernel (see below)
-      constexpr auto kPartial = kernel<decltype(detail::without_epilogue(caller_args)), S, true>();
-      if (Status s = prepare<S, kPartial>(dev); s != Status::Success) return s;
-    }
+    if (Status s = prepare<Cross, kCrossKernel>(dev); s != Status::Success) return s;
     const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
     const SplitPlanes planes(caller_args);
     const int ld = planes.ld;
-    const long long plane_a = planes.a, plane_b = planes.b;
     detail::StreamWorkspace workspace(stream);
     char* scratch = nullptr;
     if (Status s = workspace.allocate(scratch, staging.bytes + planes.bytes()); s != Status::Success) return s;
-    float* a = reinterpret_cast<float*>(scratch + staging.bytes);
-    float* b = a + 3 * plane_a;
+    float* hi_a = reinterpret_cast<float*>(scratch + staging.bytes);
+    float* cross_a = hi_a + planes.a;
+    float* hi_b = hi_a + 3 * planes.a;
+    float* cross_b = hi_b + planes.b;
     const Args& c = caller_args;
-    Status s = c.op_a == Op::N ? detail::split_tf32<false>(c.A, c.lda, c.m, c.k, a, ld, plane_a, dev, stream)
-                               : detail::split_tf32<true>(c.A, c.lda, c.k, c.m, a, ld, plane_a, dev, stream);
+    Status s = c.op_a == Op::N ? detail::split_tf32<false>(c.A, c.lda, c.m, c.k, hi_a, cross_a, ld, true, dev, stream)
+                               : detail::split_tf32<true>(c.A, c.lda, c.k, c.m, hi_a, cross_a, ld, true, dev, stream);
     if (s != Status::Success) return s;
-    s = c.op_b == Op::T ? detail::split_tf32<false>(c.B, c.ldb, c.n, c.k, b, ld, plane_b, dev, stream)
-                        : detail::split_tf32<true>(c.B, c.ldb, c.k, c.n, b, ld, plane_b, dev, stream);
+    s = c.op_b == Op::T ? detail::split_tf32<false>(c.B, c.ldb, c.n, c.k, hi_b, cross_b, ld, false, dev, stream)
+                        : detail::split_tf32<true>(c.B, c.ldb, c.k, c.n, hi_b, cross_b, ld, false, dev, stream);
     if (s != Status::Success) return s;
     Args args = caller_args;
     if (Status st = stage_in(args, staging, scratch, dev, stream); st != Status::Success) return st;
-    args.lda = args.ldb = ld;
     args.op_a = Op::N, args.op_b = Op::T;
-    const float* hi[2] = {a, b};
-    const float* lo[2] = {a + plane_a, b + plane_b};
-    const float* hi_finite[2] = {a + 2 * plane_a, b + 2 * plane_b};
-    const float* passes[3][2] = {{lo[0], hi_finite[1]}, {hi_finite[0], lo[1]}, {hi[0], hi[1]}};
-    // A fused epilogue applies to the complete sum only: the first two passes run without it.
-    auto partial = detail::without_epilogue(args);
-    for (int p = 0; p < 2; ++p) {
-      partial.A = passes[p][0], partial.B = passes[p][1];
-      if (p > 0) partial.beta = 1.0f;
-      if (Status st = launch_shape<S, kernel<decltype(partial), S, true>()>(partial, dev, stream); st != Status::Success)
-        return st;
-    }
-    args.A = passes[2][0], args.B = passes[2][1];
+    // A fused epilogue applies to the complete sum only: the cross pass runs without it.
+    Partial cross = detail::without_epilogue(args);
+    cross.A = cross_a, cross.B = cross_b;
+    cross.k = 2 * ld, cross.lda = cross.ldb = 2 * ld;
+    if (Status st = launch_shape<Cross, kCrossKernel>(cross, dev, stream); st != Status::Success) return st;
+    args.A = hi_a, args.B = hi_b;
+    args.lda = args.ldb = ld;
     args.beta = 1.0f;
     if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
     return stage_out(caller_args, args, staging, dev, stream);
