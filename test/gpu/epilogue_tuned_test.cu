@@ -27,8 +27,11 @@ TEST_CASE("fused epilogue: split-K, stream-K and Hopper staging apply it once, t
   INFO("wave " << over.wave << " tiles_m " << over.tiles_m);
   run_fused<Tuned, float, float, act::GeluTanh>({Case{over.tiles_m * 128 - 5, 2560, 64, 1.0, 0.5}, BiasKind::PerColumn});
   run_fused<Tuned, float, float, act::GeluTanh>({Case{over.tiles_m * 128, 2560, 40, 1.0, 0.0}, BiasKind::PerRow, true});
-  // Hopper with a C whose rows TMA cannot store (odd ldd of bf16, >= 2^22 elements): computed in an
-  // aligned copy and copied back.
+  // 3xTF32 with k past one slice of the large term (two slices, the epilogue on the last only).
+  if (gemm_test::is_sm90())
+    run_fused<Tuned, gemm::tf32x3, float, act::GeluTanh>({Case{96, 80, 4500, 1.0, 0.5}, BiasKind::PerColumn, true});
+  // Hopper with a C whose rows TMA cannot store (odd ldd of bf16, >= 2^22 elements): with beta == 0
+  // stored by the consumers in row order, else computed in an aligned copy and copied back.
   if (gemm_test::is_sm90()) {
     run_fused<Tuned, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>(
         {Case{2048, 2049, 24, 1.0, 0.0, 0, 0, 0}, BiasKind::PerColumn, false, true});

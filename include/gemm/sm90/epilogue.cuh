@@ -171,11 +171,12 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
     const int i = 4 * (j * kGroups + g) + 2 * h;
     // Elements outside C are computed but never stored: clamp their coordinates so that a bias or a
     // caller's functor never reads past its vectors.
+    // (Each column on its own: with an odd n, the last column's pair partner lies outside C.)
     const int row = min(row0 + r + 8 * h, args.m - 1);
-    const int col = min(col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4), args.n - 2);
+    const int col = col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4);
     Pair<Out> p;
-    p.x = detail::convert<Out>(epi(args.alpha * acc[i], row, col));
-    p.y = detail::convert<Out>(epi(args.alpha * acc[i + 1], row, col + 1));
+    p.x = detail::convert<Out>(epi(args.alpha * acc[i], row, min(col, args.n - 1)));
+    p.y = detail::convert<Out>(epi(args.alpha * acc[i + 1], row, min(col + 1, args.n - 1)));
     return p;
   };
   // A fused epilogue's pairs are all computed before the first store: its loads (a bias) then issue

@@ -241,12 +241,15 @@ struct HopperPolicy {
 
   // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh), then two GEMMs into C:
   //   C = alpha (a_lo b_hi + a_hi b_lo) + beta C   the cross planes, k = 2 ld, this policy's tile
-  //   C = epilogue(C + alpha a_hi b_hi)            the hi planes, promoted accumulators
+  //   C = epilogue(C + alpha a_hi b_hi)            the hi planes, promoted accumulators, in k slices
+  //                                                of at most kSliceK, each added to C
   // Only the large term needs the promotion: the tensor cores' truncating accumulation errs relative
   // to what it sums, and the cross terms are 2^-11 of the result, so their truncation stays below
   // fp32 rounding (measured with tools/accuracy.cu). The cross GEMM runs the plain TF32 kernel (the
   // large tile, no second set of accumulators), one launch for both terms.
   // Scratch: 3 (m + n) round_up(k, 4) floats (and C's staging copy, as for other types).
+  static constexpr int kSliceK = 4096;
+
   template <class Args>
   static Status launch_tf32x3(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     using S = SplitShape;
@@ -259,6 +262,9 @@ struct HopperPolicy {
     constexpr auto kCrossKernel = kernel<Partial, Cross>();
     if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
     if (Status s = prepare<Cross, kCrossKernel>(dev); s != Status::Success) return s;
+    if constexpr (detail::has_epilogue<Args>) {  // the k slices before the last
+      if (Status s = prepare<S, kernel<Partial, S, true>()>(dev); s != Status::Success) return s;
+    }
     const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
     const SplitPlanes planes(caller_args);
     const int ld = planes.ld;
@@ -284,10 +290,25 @@ struct HopperPolicy {
     cross.A = cross_a, cross.B = cross_b;
     cross.k = 2 * ld, cross.lda = cross.ldb = 2 * ld;
     if (Status st = launch_shape<Cross, kCrossKernel>(cross, dev, stream); st != Status::Success) return st;
-    args.A = hi_a, args.B = hi_b;
+    // The large term in k slices of at most kSliceK, each added to C: a promoted accumulator is one
+    // chain of fp32 adds (one per 32 k), whose rounding grows like its square root; slices shorten it
+    // (measured at k = 16384, wide exponents: 2.08x cuBLAS SGEMM's error as one chain).
     args.lda = args.ldb = ld;
     args.beta = 1.0f;
-    if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
+    const int slices = static_cast<int>(detail::ceil_div(args.k, kSliceK));
+    const int slice = static_cast<int>(detail::ceil_div(detail::ceil_div(args.k, slices), 32) * 32);
+    Partial partial = detail::without_epilogue(args);
+    for (int k0 = 0; k0 < args.k; k0 += slice) {
+      const int len = std::min(slice, args.k - k0);
+      if (k0 + len < args.k) {  // not the last: without the fused epilogue
+        partial.A = hi_a + k0, partial.B = hi_b + k0, partial.k = len;
+        if (Status st = launch_shape<S, kernel<Partial, S, true>()>(partial, dev, stream); st != Status::Success)
+          return st;
+      } else {
+        args.A = hi_a + k0, args.B = hi_b + k0, args.k = len;
+        if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
+      }
+    }
     return stage_out(caller_args, args, staging, dev, stream);
   }
 
