@@ -13,12 +13,12 @@
 //                   mainloop. TMA drops rows past the matrix, but along a row it clips only to 16
 //                   bytes (measured: n = 63 bf16 columns wrote column 63), so a tile whose columns
 //                   end inside a row that is not a whole number of 16 bytes goes the next way.
-//   CStore::Direct: the warpgroup copies each chunk to C itself, neighbouring lanes on neighbouring
-//                   elements of a row, each element bounds-checked: for a C that TMA cannot write
-//                   (rows not 16-byte aligned: an odd ldc of bf16). From registers, a lane's
-//                   elements lie on 8 rows, and with rows too odd for pairs a warp's store touched
-//                   32 sectors for 64 bytes (4096 x 4097 bf16: 150 us of stores, against a 180 us
-//                   multiply); from the chunk a warp stores 64 (bf16) or 128 (float) contiguous bytes.
+//   CStore::Direct: the warpgroup copies each chunk to C itself, a warp store per row of the
+//                   chunk (store_chunk_direct): for a C that TMA cannot write (rows not 16-byte
+//                   aligned: an odd ldc of bf16). From registers, a lane's elements lie on 8 rows,
+//                   and with rows too odd for pairs a warp's store touched 32 sectors for 64 bytes
+//                   (4096 x 4097 bf16: 150 us of stores, against a 180 us multiply); from the
+//                   chunk a warp stores one row's 128 contiguous bytes.
 #include <cstdint>
 #include <cuda.h>
 #include "../epilogue.cuh"

@@ -295,12 +295,13 @@ struct HopperPolicy {
     // (measured at k = 16384, wide exponents: 2.08x cuBLAS SGEMM's error as one chain).
     args.lda = args.ldb = ld;
     args.beta = 1.0f;
-    const int slices = static_cast<int>(detail::ceil_div(args.k, kSliceK));
-    const int slice = static_cast<int>(detail::ceil_div(detail::ceil_div(args.k, slices), 32) * 32);
+    const int k = args.k;  // (the last slice sets args.k to its own length)
+    const int slices = static_cast<int>(detail::ceil_div(k, kSliceK));
+    const int slice = static_cast<int>(detail::ceil_div(detail::ceil_div(k, slices), 32) * 32);
     Partial partial = detail::without_epilogue(args);
-    for (int k0 = 0; k0 < args.k; k0 += slice) {
-      const int len = std::min(slice, args.k - k0);
-      if (k0 + len < args.k) {  // not the last: without the fused epilogue
+    for (int k0 = 0; k0 < k; k0 += slice) {
+      const int len = std::min(slice, k - k0);
+      if (k0 + len < k) {  // not the last: without the fused epilogue
         partial.A = hi_a + k0, partial.B = hi_b + k0, partial.k = len;
         if (Status st = launch_shape<S, kernel<Partial, S, true>()>(partial, dev, stream); st != Status::Success)
           return st;
