@@ -57,10 +57,10 @@ void print_usage() {
       "  --gemm_flow_runs=N     runs per whole-flow median (default 20)\n"
       "  --gemm_flow_out=PATH   also write the whole-flow numbers as JSON (with the timelines\n"
       "                         of two instrumented gemm::host flows, for plot.py)\n"
-      "  --gemm_keep_scratch    keep the device's default memory pool's memory between calls\n"
-      "                         (release threshold: unlimited), as a caller that caches would;\n"
-      "                         by default every synchronisation returns it, and a call that\n"
-      "                         stages operands (odd rows, 3xTF32) maps its scratch again\n"
+      "  --gemm_release_scratch return the library's scratch memory at every synchronisation\n"
+      "                         (gemm::set_scratch_cache_limit(0)), so that a call that stages\n"
+      "                         operands (odd rows, 3xTF32) maps its scratch again each time;\n"
+      "                         by default the scratch pool keeps up to 1 GiB between calls\n"
       "  --gemm_help            this text\n"
       "\n"
       "Each preset's C is checked against cuBLAS's (same data, same layout) before it is\n"
@@ -95,7 +95,7 @@ int to_int(const char* v, const char* flag) {
 int main(int argc, char** argv) {
   using namespace gemm_bench;
   Options opt;
-  bool keep_scratch = false;  // --gemm_keep_scratch
+  bool release_scratch = false;  // --gemm_release_scratch
   std::vector<char*> rest;
   rest.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
       opt.types = v;
     } else if ((v = value_of(a, "--gemm_layouts"))) {
       opt.layouts = v;
-    } else if (!std::strcmp(a, "--gemm_keep_scratch")) {
-      keep_scratch = true;
+    } else if (!std::strcmp(a, "--gemm_release_scratch")) {
+      release_scratch = true;
     } else if (!std::strcmp(a, "--gemm_help")) {
       print_usage();
       return 0;
@@ -163,21 +163,13 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  if (keep_scratch && !opt.list_only) {
-    int device = 0;
-    cudaMemPool_t pool;
-    std::uint64_t unlimited = UINT64_MAX;
-    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
-        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &unlimited) != cudaSuccess) {
-      std::fprintf(stderr, "gemm_bench: --gemm_keep_scratch: cannot set the memory pool's release threshold\n");
-      return 1;
-    }
-  }
+  if (release_scratch) gemm::set_scratch_cache_limit(0);
   int rc = 0;
   try {
     for (const auto& [key, value] : context_entries(opt)) benchmark::AddCustomContext(key, value);
     benchmark::AddCustomContext("gemm_bench_scratch_pool",
-                                keep_scratch ? "kept between calls (--gemm_keep_scratch)" : "default (released at synchronisation)");
+                                release_scratch ? "released at each synchronisation (--gemm_release_scratch)"
+                                                : "library pool, up to 1 GiB kept between calls (default)");
     std::printf("gemm_bench on %s, mode %s\n", device_summary().c_str(), opt.mode().c_str());
     std::fflush(stdout);
 

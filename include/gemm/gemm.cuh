@@ -111,7 +111,8 @@ constexpr bool check_types() {
                 "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
                 "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
                 "tensor-core preset or Tuned; the tensor-core presets compute bf16, fp16 and gemm::tf32 (the Hopper "
-                "ones also gemm::tf32x3; Dmma: double) and never strict float: name gemm::tf32 to allow TF32 "
+                "ones also gemm::tf32x3, as do mma.sync compositions with warp tiles of at most 32x64, such as "
+                "Tuned::Mma3xTf32; Dmma: double) and never strict float: name gemm::tf32 to allow TF32 "
                 "rounding, or use a CUDA-core preset or Tuned for float. Each preset's comment in presets.cuh lists "
                 "its types.");
   return kTypeOk && kOutputOk && kPolicyOk;

@@ -18,8 +18,9 @@ namespace gemm::preset {
 //   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first); on sm_80-89
 //                mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80, the float
 //                choices (strict fp32 is within TF32's error);
-//   tf32x3:      on sm_90 three passes of the TF32 Hopper kernel over split operands, else the
-//                float compositions (strict fp32 is at least as accurate);
+//   tf32x3:      on sm_90 three passes of the TF32 Hopper kernel over split operands; on sm_80-89
+//                mma.sync with the split in registers (128x128 tiles of 32x64 warp tiles, k slices of
+//                4096); before sm_80, the float compositions (strict fp32 is at least as accurate);
 //   double:      on sm_80+, the FP64 tensor cores (Dmma's composition, or 128x64 tiles for small C;
 //                any alignment); before, a CUDA-core composition;
 //   bf16, fp16:  on sm_90 the persistent warp-specialised wgmma kernel (Persistent's composition,
@@ -95,6 +96,14 @@ struct Tuned : Named<Tuned> {
                         SwizzledRaster<8>>;
   using MmaSmall = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, CpAsyncFragmentPipeline<4>, MmaSyncMath,
                              SwizzledRaster<8>>;
+  // 3xTF32 on sm_80+ where wgmma cannot run: mma.sync with the split in registers (MmaSyncMath), two
+  // sets of accumulators, so 32x64 warp tiles; 32 floats deep in k (the partial sums of a stage
+  // cover 32 k). On the H100 the 16-deep tile measured 10% faster but its chains of adds twice as
+  // long (k = 4096: 2.8x cuBLAS SGEMM's error against 1.6x).
+  using Mma3xTf32 = MmaPolicy<MmaTile<128, 128, 128>, WarpTile<32, 64>, CpAsyncFragmentPipeline<3>, MmaSyncMath,
+                              SwizzledRaster<8>>;
+  using Mma3xTf32Small = MmaPolicy<MmaTile<64, 128, 128>, WarpTile<32, 64>, CpAsyncFragmentPipeline<3>, MmaSyncMath,
+                                   SwizzledRaster<8>>;
   // bf16 and fp16 rows cp.async cannot read (odd leading dimensions, pointers 2 bytes off): the small
   // tile with element-by-element loads through registers and two shared stages, still on tensor cores.
   using MmaMisaligned = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, RegisterDoubleBuffer, MmaSyncMath,
@@ -124,7 +133,8 @@ struct Tuned : Named<Tuned> {
            SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
            "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
-           "}; tf32 on sm_80-89: as bf16's mma.sync choices; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
+           "}; tf32 on sm_80-89: as bf16's mma.sync choices; tf32x3 on sm_80-89: at least one tile per SM {" +
+           Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
            HopperSmall::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
@@ -143,7 +153,8 @@ struct Tuned : Named<Tuned> {
       return std::max({Large::smem_bytes<float>(), LargeMisaligned::smem_bytes<float>(),
                        LargeTransposedB::smem_bytes<float>(), Small::smem_bytes<float>(),
                        SmallTransposedB::smem_bytes<float>(), Skinny::smem_bytes<float>(), Mma::smem_bytes<tf32>(),
-                       MmaSmall::smem_bytes<tf32>()});
+                       MmaSmall::smem_bytes<tf32>(), Mma3xTf32::smem_bytes<tf32x3>(),
+                       Mma3xTf32Small::smem_bytes<tf32x3>()});
   }
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }  // misaligned input has a path
@@ -198,6 +209,18 @@ struct Tuned : Named<Tuned> {
       if constexpr (std::is_same_v<T, tf32>) {
         if (dev.arch >= 80 && Mma::copies_can_read(args)) {  // float rows are always 4-byte aligned
           if (Status s = mma_sync<T>(args, dev, visit); !try_another(s)) return s;
+        }
+      }
+      if constexpr (std::is_same_v<T, tf32x3>) {
+        if (dev.arch >= 80) {
+          if (batch_tiles(args, 128, 128) >= dev.sms) {
+            const Status s = visit(Pick<Mma3xTf32, T>{}, "3xTF32, sm_80+ without wgmma, at least one 128x128 tile per "
+                                                         "SM: mma.sync, split in registers, 128x128 tiles");
+            if (!try_another(s)) return s;
+          }
+          const Status s = visit(Pick<Mma3xTf32Small, T>{}, "3xTF32, sm_80+ without wgmma, fewer 128x128 tiles than "
+                                                            "SMs: mma.sync, split in registers, 64x128 tiles");
+          if (!try_another(s)) return s;
         }
       }
       // Strict fp32 (and tf32, tf32x3 where no tensor-core kernel runs: strict fp32 is within their error).

@@ -71,6 +71,21 @@ TEST_CASE("Tuned's register-staged mma.sync composition is correct on any alignm
   gemm_test::run_case<S, __nv_bfloat16>(Case{2053, 1037, 77, -1.0, 1.0, 1, 0, 3, 1, 0, 0}.with_ops(Op::T, Op::N));
 }
 
+// 3xTF32 on mma.sync (what sm_80-89 run): the split in registers, two levels of fp32 adds, and k
+// beyond 4096 in slices added to C (k = 9000: three slices, the fused epilogue and beta only where
+// they belong).
+TEST_CASE("Tuned's 3xTF32 mma.sync compositions are correct on their own, every layout, k in slices",
+          "[gpu][Tuned][tf32x3]") {
+  using L = Tuned::Mma3xTf32;
+  using S = Tuned::Mma3xTf32Small;
+  gemm_test::check_preset<L, gemm::tf32x3>();
+  gemm_test::check_preset<S, gemm::tf32x3>();
+  gemm_test::run_case<L, gemm::tf32x3>(Case{1500, 1290, 300, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<L, gemm::tf32x3>(Case{531, 421, 9000, 0.5, -1.0, 3, 1, 1, 1, 0, 1}.with_ops(Op::T, Op::T));
+  gemm_test::run_case<S, gemm::tf32x3>(Case{257, 130, 9000, -1.0, 0.0, 0, 2, 3, 0, 1, 0, true}.with_ops(Op::N, Op::T));
+  gemm_test::run_case<S, gemm::tf32x3>(Case{100, 300, 4097, 1.5, 0.25, 8, 8, 2}.with_ops(Op::T, Op::N));
+}
+
 TEST_CASE("Tuned's small-C DMMA composition is correct on its own, every layout", "[gpu][Tuned][double]") {
   using S = Tuned::DoubleMmaSmall;
   gemm_test::check_preset<S, double>();
@@ -103,6 +118,10 @@ TEST_CASE("Tuned runs mma.sync for bf16 and tf32 (wgmma on sm_90), and DMMA for 
     // tf32 (any rows): the same.
     CHECK(same_bits<gemm::tf32, float, Tuned, gemm::preset::MmaSync>(big_m, big_n, 97, 97, big_n + 1, 1.0f));
     CHECK(same_bits<gemm::tf32, float, Tuned, Tuned::MmaSmall>(300, 200, 65, 65, 201, 0.0f));
+    // 3xTF32: the split in registers, 128x128 tiles with one per SM, 64x128 below.
+    const int x3_m = 128 * ((dev.sms + 7) / 8), x3_n = 128 * 8 + 32;
+    CHECK(same_bits<gemm::tf32x3, float, Tuned, Tuned::Mma3xTf32>(x3_m, x3_n, 97, 97, x3_n + 1, 1.0f));
+    CHECK(same_bits<gemm::tf32x3, float, Tuned, Tuned::Mma3xTf32Small>(300, 200, 65, 65, 201, 0.0f));
   }
   // double: the FP64 tensor cores wherever their shared memory fits (sm_80, sm_90): Dmma's 128x128
   // tiles with at least one per SM (13 x 11 = 143 tiles here), 128x64 tiles below that.

@@ -42,21 +42,21 @@ struct OddProblem {
   }
 };
 
-cudaMemPool_t default_pool() {
+cudaMemPool_t scratch_pool() {
   int dev = 0;
-  cudaMemPool_t pool;
+  cudaMemPool_t pool = nullptr;
   CUDA_REQUIRE(cudaGetDevice(&dev));
-  CUDA_REQUIRE(cudaDeviceGetDefaultMemPool(&pool, dev));
+  REQUIRE(gemm::scratch_memory_pool(dev, pool) == gemm::Status::Success);
   return pool;
 }
 unsigned long long pool_attribute(cudaMemPoolAttr attr) {
   cuuint64_t v = 0;
-  CUDA_REQUIRE(cudaMemPoolGetAttribute(default_pool(), attr, &v));
+  CUDA_REQUIRE(cudaMemPoolGetAttribute(scratch_pool(), attr, &v));
   return v;
 }
 void reset_pool_high_watermark() {
   cuuint64_t zero = 0;
-  CUDA_REQUIRE(cudaMemPoolSetAttribute(default_pool(), cudaMemPoolAttrUsedMemHigh, &zero));
+  CUDA_REQUIRE(cudaMemPoolSetAttribute(scratch_pool(), cudaMemPoolAttrUsedMemHigh, &zero));
 }
 
 }  // namespace
@@ -170,4 +170,35 @@ TEST_CASE("repeated staged calls hold no memory afterwards and reuse one block",
   size_t free_after = 0;
   CUDA_REQUIRE(cudaMemGetInfo(&free_after, &total));
   CHECK(free_after + (64u << 20) >= free_before);  // within the pool's granularity of where it was
+}
+
+TEST_CASE("the scratch pool keeps its memory between calls up to the cache limit, and returns it on request",
+          "[gpu][workspace]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("skipped: staging runs on sm_90 only");
+    return;
+  }
+  OddProblem p;
+  const gemm::Plan plan = p.plan();
+  p.poison_c();
+  REQUIRE(p.call() == gemm::Status::Success);
+  const auto expected = p.bits();  // synchronises: the device's default pool would release here
+  CHECK(pool_attribute(cudaMemPoolAttrUsedMemCurrent) == 0);
+  CHECK(pool_attribute(cudaMemPoolAttrReservedMemCurrent) >= plan.workspace_bytes);  // kept
+
+  gemm::set_scratch_cache_limit(0);
+  gemm::release_scratch_memory();
+  CHECK(pool_attribute(cudaMemPoolAttrReservedMemCurrent) == 0);
+  // With a limit of 0 a call still runs (and maps its scratch), and gives it back at the next
+  // synchronisation.
+  p.poison_c();
+  REQUIRE(p.call() == gemm::Status::Success);
+  CHECK(p.bits() == expected);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(pool_attribute(cudaMemPoolAttrReservedMemCurrent) == 0);
+
+  gemm::set_scratch_cache_limit(std::size_t(1) << 30);  // the default, for the tests that follow
+  REQUIRE(p.call() == gemm::Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  CHECK(pool_attribute(cudaMemPoolAttrReservedMemCurrent) >= plan.workspace_bytes);
 }

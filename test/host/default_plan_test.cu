@@ -91,9 +91,16 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
 
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).composition, "MmaSyncMath"));
-  // 3xTF32 without wgmma: strict fp32, which is at least as accurate.
-  CHECK(has(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).reason, "fp32"));
-  CHECK(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).workspace_bytes == 0);
+  // 3xTF32 on sm_80: mma.sync with the split in registers (no scratch); 64x128 tiles below a wave.
+  const gemm::Plan a100_x3 = plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096);
+  CHECK(has(a100_x3.composition, "MmaTile<128,128,128>"));
+  CHECK(has(a100_x3.composition, "MmaSyncMath"));
+  CHECK(has(a100_x3.reason, "split in registers"));
+  CHECK(a100_x3.workspace_bytes == 0);
+  CHECK(has(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 1000, 1000, 1000).composition,
+            "MmaTile<64,128,128>"));
+  // Before sm_80: strict fp32, which is at least as accurate.
+  CHECK(has(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kT4, 1024, 1024, 1024).reason, "fp32"));
   // 3xTF32 on sm_90: three planes (hi, lo, hi without Inf/NaN) of A and of B, k padded to 4 floats.
   CHECK(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).workspace_bytes ==
         3ull * 2 * 4096 * 4096 * 4);

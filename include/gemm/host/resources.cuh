@@ -30,6 +30,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 #include "../detail/launch.cuh"
+#include "../detail/workspace.cuh"
 #include "../status.cuh"
 #include "plan.cuh"
 
@@ -85,16 +86,13 @@ class DevicePools {
       cudaError_t err = cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device);
       if (err != cudaSuccess) return cuda_status(err);
       if (!supported) return cuda_status(cudaErrorNotSupported);
-      cudaMemPoolProps props{};
-      props.allocType = cudaMemAllocationTypePinned;
-      props.handleTypes = cudaMemHandleTypeNone;
-      props.location.type = cudaMemLocationTypeDevice;
-      props.location.id = device;
       cudaMemPool_t pool = nullptr;
-      err = cudaMemPoolCreate(&pool, &props);
-      if (err != cudaSuccess) return cuda_status(err);
+      err = ::gemm::detail::create_device_pool(device, limits().device.load(), pool);
+      if (err != cudaSuccess) {
+        if (pool) cudaMemPoolDestroy(pool);
+        return cuda_status(err);
+      }
       pools_[device] = pool;
-      apply_limit(pool);
     }
     out = pools_[device];
     return Status::Success;

@@ -1,9 +1,6 @@
 #pragma once
-// The split of 3xTF32 (gemm::tf32x3): every float x of an operand becomes
-//   hi = x rounded to TF32 (10-bit mantissa, round to nearest), lo = (x - hi) rounded to TF32,
-// so that x = hi + lo to about 2^-22 relative, and a product a * b is recovered to fp32 accuracy by
-// three TF32 products: a_hi b_hi + a_hi b_lo + a_lo b_hi (a_lo b_lo is below fp32's rounding).
-// The copies are written K-major (k contiguous: what TF32 wgmma reads), transposing where the
+// The split pre-pass of 3xTF32 (gemm::tf32x3) on the Hopper path: every float x of an operand becomes
+// hi, lo and hi_finite (detail/tf32_split.cuh). The copies are written K-major (k contiguous: what TF32 wgmma reads), transposing where the
 // operand is stored the other way, through 32 x 33 shared tiles so that both sides coalesce.
 //
 // Two planes per operand, rows of k padded to ld = round_up(k, 4) floats:
@@ -11,21 +8,10 @@
 //   cross: rows x 2 ld, a row holding lo and hi_finite one after the other (A: lo then hi_finite, B:
 //          hi_finite then lo), zeros in the padding of each half: one GEMM over a k of 2 ld gives
 //          a_lo b_hi_finite + a_hi_finite b_lo, both cross terms at once.
-// hi_finite = hi with Inf and NaN replaced by 0: an Inf input gives Inf (from hi hi) as in SGEMM, not
-// Inf * 0 = NaN from a lo of 0; NaN still reaches the result through hi hi.
 #include "../detail/launch.cuh"
+#include "../detail/tf32_split.cuh"
 
 namespace gemm::detail {
-
-__device__ __forceinline__ float round_to_tf32(float x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-#else
-  return x;
-#endif
-}
 
 // src: rows x cols with leading dimension ld_src, row-major. kTranspose: output row j is source
 // column j (k = rows), else output row i is source row i (k = cols). lo_first: where a cross row
@@ -53,13 +39,11 @@ __global__ void __launch_bounds__(256) split_tf32_kernel(const float* src, int l
     if (orow >= out_rows || kk >= ld) continue;
     const bool inside = kk < k;
     const float x = !inside ? 0.0f : kTranspose ? tile[tx][ty + i] : tile[ty + i][tx];
-    const float hi = round_to_tf32(x);
-    const bool finite = isfinite(hi);
-    const float lo = finite ? round_to_tf32(x - hi) : 0.0f;
-    if (inside) hi_out[static_cast<long long>(orow) * ld + kk] = hi;
+    const Tf32Parts p = split_tf32(x);
+    if (inside) hi_out[static_cast<long long>(orow) * ld + kk] = p.hi;
     float* cross = cross_out + static_cast<long long>(orow) * 2 * ld + kk;
-    cross[lo_at] = lo;
-    cross[hi_finite_at] = finite ? hi : 0.0f;
+    cross[lo_at] = p.lo;
+    cross[hi_finite_at] = p.hi_finite;
   }
 }
 

@@ -10,6 +10,16 @@
 //               32-bit .trans, so MN-major operands load element by element (32-bit shared loads
 //               from a PairSwizzle tile, conflict-free). Every element is rounded to tf32 (cvt.rna)
 //               before the mma.
+//   tf32x3:     3xTF32 (fp32 accuracy): fragments load as tf32's do, unrounded, and split in registers
+//               (detail/tf32_split.cuh). Per mma tile and k step, a_lo b_hi + a_hi b_lo + a_hi b_hi
+//               go through the tensor cores into a zeroed sum; it is added in fp32 to the stage's
+//               partial sums, which the stage's last step adds to the accumulators. The tensor
+//               cores' own accumulation truncates, so chains of mmas stay short (3); the adds in
+//               two levels keep each chain of fp32 adds short too (BK / 8 per stage, k / BK across
+//               stages; MmaPolicy slices k beyond 4096). Measured on the H100 against cuBLAS SGEMM's
+//               error: one level of adds per k step, 3.7x at k = 16384; partial sums kept in the
+//               tensor cores over a stage, 2.2x at k = 64. Two sets of accumulators: warp tiles of at
+//               most 32 x 64. No scratch memory.
 //
 // A warp owns a WM x WN tile (WM/16 x WN/8 mma tiles, 4 fp32 accumulators each); one k step is
 // 16 (tf32: 8) deep. See ptx/mma.cuh for the fragment layouts. Each lane's shared addresses are a few
@@ -19,6 +29,7 @@
 #include <string>
 #include <type_traits>
 #include "../detail/launch.cuh"
+#include "../detail/tf32_split.cuh"
 #include "../ptx/cp_async.cuh"
 #include "../ptx/mma.cuh"
 #include "../types.cuh"
@@ -29,18 +40,19 @@
 namespace gemm {
 
 struct MmaSyncMath {
-  static std::string describe() { return "MmaSyncMath<ldmatrix,m16n8k16|tf32:m16n8k8>"; }
+  static std::string describe() { return "MmaSyncMath<ldmatrix,m16n8k16|tf32:m16n8k8|tf32x3:3xm16n8k8>"; }
 
-  // bf16 and fp16 with C in the input type or float; tf32 with float C. Never plain float: strict
-  // fp32 must not silently become TF32.
+  // bf16 and fp16 with C in the input type or float; tf32 and tf32x3 with float C. Never plain
+  // float: strict fp32 must not silently become TF32.
   template <class T, class Out>
-  static constexpr bool kServes =
-      (is_16bit<T> && is_supported_output<T, Out>) || (std::is_same_v<T, tf32> && std::is_same_v<Out, float>);
+  static constexpr bool kServes = (is_16bit<T> && is_supported_output<T, Out>) ||
+                                  ((std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) && std::is_same_v<Out, float>);
 
   template <class T, class Tile, class Warps, class Layouts>
   struct Warp {
     using In = storage_t<T>;
     static constexpr bool k16Bit = sizeof(In) == 2;
+    static constexpr bool kSplit = std::is_same_v<T, tf32x3>;  // three TF32 products per step
     static constexpr int kK = k16Bit ? 16 : 8;  // k per mma
     static constexpr int BK = Tile::template kBK<In>;
     static constexpr bool kAKMajor = Layouts::a == Op::N;  // A stored m x k
@@ -59,12 +71,15 @@ struct MmaSyncMath {
     static constexpr int NT = WN / 8;   // along n
     static constexpr int kEpilogueBytesPerWarp = 0;  // results go straight from registers to C
 
+    static constexpr int kSteps = BK / kK;  // k steps per stage
     struct Fragment {
       std::uint32_t a[MT][4];
       std::uint32_t b[NT][2];
+      int step;  // which k step of its stage (3xTF32 adds its partial sums at the last)
     };
     struct Accumulators {
       float d[MT][NT][4];
+      float part[kSplit ? MT : 1][kSplit ? NT : 1][4];  // 3xTF32: this stage's sums (else unused)
     };
 
     // --- Addresses ------------------------------------------------------------------------------------
@@ -119,10 +134,19 @@ struct MmaSyncMath {
         for (int j = 0; j < NT; ++j)
 #pragma unroll
           for (int r = 0; r < 4; ++r) acc.d[i][j][r] = 0.0f;
+      if constexpr (kSplit) {
+#pragma unroll
+        for (int i = 0; i < MT; ++i)
+#pragma unroll
+          for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc.part[i][j][r] = 0.0f;
+      }
     }
 
     // The fragments of k step `step` from one stage's A and B tiles.
     __device__ void load(Fragment& f, const char* a_tile, const char* b_tile, int step) const {
+      f.step = step;
       [[maybe_unused]] const std::uint32_t a_base = detail::smem_address(a_tile);
       [[maybe_unused]] const std::uint32_t b_base = detail::smem_address(b_tile);
 #pragma unroll
@@ -154,7 +178,7 @@ struct MmaSyncMath {
           f.b[2 * p][0] = x[0], f.b[2 * p][1] = x[1], f.b[2 * p + 1][0] = x[2], f.b[2 * p + 1][1] = x[3];
         }
       }
-      if constexpr (!k16Bit) {  // fp32 bits in shared memory: round them to tf32
+      if constexpr (!k16Bit && !kSplit) {  // fp32 bits in shared memory: round them to tf32
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
@@ -168,6 +192,10 @@ struct MmaSyncMath {
 
     // acc += this step's products. The n order snakes so that consecutive mmas share an operand.
     __device__ static void multiply(const Fragment& f, Accumulators& acc) {
+      if constexpr (kSplit) {
+        multiply_split(f, acc);
+        return;
+      }
 #pragma unroll
       for (int mi = 0; mi < MT; ++mi)
 #pragma unroll
@@ -180,6 +208,46 @@ struct MmaSyncMath {
           else
             ptx::mma_m16n8k8_tf32(acc.d[mi][nj], f.a[mi], f.b[nj]);
         }
+    }
+
+    // 3xTF32: split each fragment register once (A all at once, B one n tile at a time, to hold
+    // fewer registers); per tile three mmas into a zeroed sum, added to the stage's partial sums,
+    // which the stage's last step adds to the accumulators.
+    __device__ static void multiply_split(const Fragment& f, Accumulators& acc) {
+      std::uint32_t a_hi[MT][4], a_lo[MT][4], a_hf[MT][4];
+#pragma unroll
+      for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const detail::Tf32Parts p = detail::split_tf32(__uint_as_float(f.a[mi][r]));
+          a_hi[mi][r] = __float_as_uint(p.hi), a_lo[mi][r] = __float_as_uint(p.lo), a_hf[mi][r] = __float_as_uint(p.hi_finite);
+        }
+#pragma unroll
+      for (int nj = 0; nj < NT; ++nj) {
+        std::uint32_t b_hi[2], b_lo[2], b_hf[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const detail::Tf32Parts p = detail::split_tf32(__uint_as_float(f.b[nj][r]));
+          b_hi[r] = __float_as_uint(p.hi), b_lo[r] = __float_as_uint(p.lo), b_hf[r] = __float_as_uint(p.hi_finite);
+        }
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi) {
+          float step_sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+          ptx::mma_m16n8k8_tf32(step_sum, a_lo[mi], b_hf);  // the small terms first
+          ptx::mma_m16n8k8_tf32(step_sum, a_hf[mi], b_lo);
+          ptx::mma_m16n8k8_tf32(step_sum, a_hi[mi], b_hi);
+#pragma unroll
+          for (int r = 0; r < 4; ++r) acc.part[mi][nj][r] += step_sum[r];
+        }
+      }
+      if (f.step == kSteps - 1) {  // (a constant once the pipeline's step loop is unrolled)
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+          for (int nj = 0; nj < NT; ++nj)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc.d[mi][nj][r] += acc.part[mi][nj][r], acc.part[mi][nj][r] = 0.0f;
+      }
     }
 
     // Where accumulator d[mi][nj][r] lies in the block tile.

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <string>
 #include <type_traits>
+#include "../detail/k_slices.cuh"
 #include "../detail/launch.cuh"
 #include "../parts/loader.cuh"
 #include "../parts/pipeline.cuh"
@@ -67,8 +68,16 @@ struct MmaPolicy {
                              : ", CpAsync<16B,reject-misaligned>");
   }
 
+  // 3xTF32 keeps two sets of accumulators and the split fragments: at most 32 x 64 per warp (64 x 64
+  // spills hundreds of bytes).
   template <class T, class Out>
-  static constexpr bool kServes = Math::template kServes<T, Out>;
+  static constexpr bool kServes =
+      Math::template kServes<T, Out> && (!std::is_same_v<T, tf32x3> || Warps::WM * Warps::WN <= 32 * 64);
+
+  // 3xTF32 runs in k slices of at most this many, each added to C (detail/k_slices.cuh): with the
+  // stage-deep partial sums, an accumulator is then a chain of at most 128 fp32 adds (measured: one
+  // chain over k = 16384 gave 2.15x cuBLAS SGEMM's error with wide exponents).
+  static constexpr int kSplitSliceK = 4096;
 
   // The composition resolved for math type T, the layouts of A and B, and the copy width.
   template <class T, class Layouts, bool kWideP>
@@ -137,18 +146,28 @@ struct MmaPolicy {
       return Status::UnsupportedArchitecture;  // unreachable: gemm::gemm's static_assert refuses the call
     } else {
       if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
-      const bool wide = detail::a_aligned(args) && detail::b_aligned(args);
-      return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
-        using L = decltype(layouts);
-        if constexpr (kNarrowCopies) {
-          return wide ? run<Args, Config<T, L, true>>(args, dev, stream) : run<Args, Config<T, L, false>>(args, dev, stream);
-        } else {
-          // Reject: check_alignment let only 16-byte rows through; register-staged: one kernel for all.
-          (void)wide;
-          return run<Args, Config<T, L, true>>(args, dev, stream);
-        }
-      });
+      if constexpr (std::is_same_v<T, tf32x3> && Args::kBatching != Batch::Pointers) {
+        if (args.k > kSplitSliceK)
+          return detail::in_k_slices(args, kSplitSliceK, Tile::template kBK<float>,
+                                     [&](const auto& slice) { return launch_all_k<T, Layouts>(slice, dev, stream); });
+      }
+      return launch_all_k<T, Layouts>(args, dev, stream);
     }
+  }
+
+  template <class T, class Layouts, class Args>
+  static Status launch_all_k(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    const bool wide = detail::a_aligned(args) && detail::b_aligned(args);
+    return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
+      using L = decltype(layouts);
+      if constexpr (kNarrowCopies) {
+        return wide ? run<Args, Config<T, L, true>>(args, dev, stream) : run<Args, Config<T, L, false>>(args, dev, stream);
+      } else {
+        // Reject: check_alignment let only 16-byte rows through; register-staged: one kernel for all.
+        (void)wide;
+        return run<Args, Config<T, L, true>>(args, dev, stream);
+      }
+    });
   }
 };
 

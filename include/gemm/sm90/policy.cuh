@@ -18,6 +18,7 @@
 #include "../detail/describe.cuh"
 #include "../detail/launch.cuh"
 #include "../detail/vector.cuh"
+#include "../detail/k_slices.cuh"
 #include "../detail/workspace.cuh"
 #include "../kernel/pack_kernel.cuh"
 #include "../kernel/split_kernel.cuh"
@@ -205,7 +206,7 @@ struct HopperPolicy {
       if (Status s = prepare<S, kernel<Args, S>()>(dev); s != Status::Success) return s;
       const Staging staging = plan_staging<T>(caller_args);
       if (staging.bytes == 0) return launch_layout<L>(caller_args, dev, stream);
-      detail::StreamWorkspace workspace(stream);  // freed in stream order after the last kernel below
+      detail::StreamWorkspace workspace(stream, dev.device);  // freed in stream order after the last kernel below
       char* scratch = nullptr;
       if (Status s = workspace.allocate(scratch, staging.bytes); s != Status::Success) return s;
       Args args = caller_args;
@@ -268,7 +269,7 @@ struct HopperPolicy {
     const Staging staging = plan_staging<tf32x3>(caller_args);  // C only: A and B are split instead
     const SplitPlanes planes(caller_args);
     const int ld = planes.ld;
-    detail::StreamWorkspace workspace(stream);
+    detail::StreamWorkspace workspace(stream, dev.device);
     char* scratch = nullptr;
     if (Status s = workspace.allocate(scratch, staging.bytes + planes.bytes()); s != Status::Success) return s;
     float* hi_a = reinterpret_cast<float*>(scratch + staging.bytes);
@@ -293,23 +294,15 @@ struct HopperPolicy {
     // The large term in k slices of at most kSliceK, each added to C: a promoted accumulator is one
     // chain of fp32 adds (one per 32 k), whose rounding grows like its square root; slices shorten it
     // (measured at k = 16384, wide exponents: 2.08x cuBLAS SGEMM's error as one chain).
-    args.lda = args.ldb = ld;
+    args.A = hi_a, args.B = hi_b, args.lda = args.ldb = ld;
     args.beta = 1.0f;
-    const int k = args.k;  // (the last slice sets args.k to its own length)
-    const int slices = static_cast<int>(detail::ceil_div(k, kSliceK));
-    const int slice = static_cast<int>(detail::ceil_div(detail::ceil_div(k, slices), 32) * 32);
-    Partial partial = detail::without_epilogue(args);
-    for (int k0 = 0; k0 < k; k0 += slice) {
-      const int len = std::min(slice, k - k0);
-      if (k0 + len < k) {  // not the last: without the fused epilogue
-        partial.A = hi_a + k0, partial.B = hi_b + k0, partial.k = len;
-        if (Status st = launch_shape<S, kernel<Partial, S, true>()>(partial, dev, stream); st != Status::Success)
-          return st;
-      } else {
-        args.A = hi_a + k0, args.B = hi_b + k0, args.k = len;
-        if (Status st = launch_shape<S, kKernel>(args, dev, stream); st != Status::Success) return st;
-      }
-    }
+    const Status st = detail::in_k_slices(args, kSliceK, 32, [&](const auto& slice) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(slice)>, Args>)
+        return launch_shape<S, kKernel>(slice, dev, stream);
+      else
+        return launch_shape<S, kernel<Partial, S, true>()>(slice, dev, stream);
+    });
+    if (st != Status::Success) return st;
     return stage_out(caller_args, args, staging, dev, stream);
   }
 
