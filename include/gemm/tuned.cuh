@@ -180,13 +180,10 @@ struct Tuned : Named<Tuned> {
     using detail::Pick;
     if constexpr (std::is_same_v<T, double>) {
       if (dev.arch >= 80) {
-        if (batch_tiles(args, 128, 128) >= dev.sms) {
-          const Status s = visit(Pick<DoubleMma, T>{}, "double, sm_80+, at least one 128x128 tile per SM: FP64 tensor "
-                                                       "cores (DMMA), 128x128 tiles");
-          if (!try_another(s)) return s;
-        }
-        const Status s = visit(Pick<DoubleMmaSmall, T>{}, "double, sm_80+, fewer 128x128 tiles than SMs (or their "
-                                                          "128 KB of shared memory does not fit): DMMA, 128x64 tiles");
+        const Status s = tile_per_sm_or_smaller<DoubleMma, DoubleMmaSmall, T>(
+            args, dev, visit, "double, sm_80+, at least one 128x128 tile per SM: FP64 tensor cores (DMMA), 128x128 tiles",
+            "double, sm_80+, fewer 128x128 tiles than SMs (or their 128 KB of shared memory does not fit): DMMA, "
+            "128x64 tiles");
         if (!try_another(s)) return s;
       }
       return visit(Pick<Double, T>{}, "double without FP64 tensor cores (before sm_80, or no DMMA tile fits): CUDA "
@@ -213,13 +210,10 @@ struct Tuned : Named<Tuned> {
       }
       if constexpr (std::is_same_v<T, tf32x3>) {
         if (dev.arch >= 80) {
-          if (batch_tiles(args, 128, 128) >= dev.sms) {
-            const Status s = visit(Pick<Mma3xTf32, T>{}, "3xTF32, sm_80+ without wgmma, at least one 128x128 tile per "
-                                                         "SM: mma.sync, split in registers, 128x128 tiles");
-            if (!try_another(s)) return s;
-          }
-          const Status s = visit(Pick<Mma3xTf32Small, T>{}, "3xTF32, sm_80+ without wgmma, fewer 128x128 tiles than "
-                                                            "SMs: mma.sync, split in registers, 64x128 tiles");
+          const Status s = tile_per_sm_or_smaller<Mma3xTf32, Mma3xTf32Small, T>(
+              args, dev, visit, "3xTF32, sm_80+ without wgmma, at least one 128x128 tile per SM: mma.sync, split in "
+              "registers, 128x128 tiles",
+              "3xTF32, sm_80+ without wgmma, fewer 128x128 tiles than SMs: mma.sync, split in registers, 64x128 tiles");
           if (!try_another(s)) return s;
         }
       }
@@ -295,18 +289,26 @@ struct Tuned : Named<Tuned> {
     }
   }
 
+  // Composition Large where its tiles make at least one per SM and it can run here, else Small.
+  template <class Large, class Small, class T, class Args, class Visit>
+  static Status tile_per_sm_or_smaller(const Args& args, const detail::DeviceInfo& dev, Visit& visit,
+                                       const char* why_large, const char* why_small) {
+    if (batch_tiles(args, Large::Tile::BM, Large::Tile::BN) >= dev.sms) {
+      const Status s = visit(detail::Pick<Large, T>{}, why_large);
+      if (!try_another(s)) return s;
+    }
+    return visit(detail::Pick<Small, T>{}, why_small);
+  }
+
   // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read. Mma's 144 KB
   // of shared memory is more than sm_86 and sm_89 give a block: those take the small tile.
   template <class T, class Args, class Visit>
   static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
-    using detail::Pick;
-    if (batch_tiles(args, Mma::Tile::BM, Mma::Tile::BN) >= dev.sms) {
-      const Status s = visit(Pick<Mma, T>{}, "sm_80+ without wgmma, at least one 128x256 tile per SM: mma.sync, "
-                                             "128x256 tiles, 3 stages 64 bytes deep");
-      if (!try_another(s)) return s;
-    }
-    return visit(Pick<MmaSmall, T>{}, "sm_80+ without wgmma, fewer 128x256 tiles than SMs (or their 144 KB of "
-                                      "shared memory does not fit): mma.sync, 64x128 tiles");
+    return tile_per_sm_or_smaller<Mma, MmaSmall, T>(
+        args, dev, visit, "sm_80+ without wgmma, at least one 128x256 tile per SM: mma.sync, 128x256 tiles, 3 stages "
+        "64 bytes deep",
+        "sm_80+ without wgmma, fewer 128x256 tiles than SMs (or their 144 KB of shared memory does not fit): "
+        "mma.sync, 64x128 tiles");
   }
 
   template <class T, class L, class Args>

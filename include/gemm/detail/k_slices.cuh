@@ -11,7 +11,8 @@
 
 namespace gemm::detail {
 
-// Args for the k range [k0, k0 + len) of args (A and B offset along k in their stored layouts).
+// Args for the k range [k0, k0 + len) of args (A and B offset along k in their stored layouts); past
+// the first slice beta is 1, since C then already holds beta C plus the earlier slices.
 template <class Args>
 Args k_range(Args args, int k0, int len) {
   static_assert(Args::kBatching != Batch::Pointers,

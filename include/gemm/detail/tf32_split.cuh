@@ -7,18 +7,11 @@
 // The cross terms take hi_finite = hi with Inf and NaN replaced by 0 (and lo = 0 there): an Inf
 // input then gives Inf (from hi hi) as in SGEMM, not Inf * 0 = NaN from a lo of 0; NaN still
 // reaches the result through hi hi.
+#include "../ptx/mma.cuh"
 
 namespace gemm::detail {
 
-__device__ __forceinline__ float round_to_tf32(float x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-#else
-  return x;
-#endif
-}
+__device__ __forceinline__ float round_to_tf32(float x) { return __uint_as_float(ptx::to_tf32(__float_as_uint(x))); }
 
 struct Tf32Parts {
   float hi, lo, hi_finite;

@@ -194,20 +194,20 @@ struct MmaSyncMath {
     __device__ static void multiply(const Fragment& f, Accumulators& acc) {
       if constexpr (kSplit) {
         multiply_split(f, acc);
-        return;
+      } else {
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi)
+#pragma unroll
+          for (int jj = 0; jj < NT; ++jj) {
+            const int nj = mi % 2 ? NT - 1 - jj : jj;
+            if constexpr (std::is_same_v<In, __nv_bfloat16>)
+              ptx::mma_m16n8k16_bf16(acc.d[mi][nj], f.a[mi], f.b[nj]);
+            else if constexpr (std::is_same_v<In, __half>)
+              ptx::mma_m16n8k16_f16(acc.d[mi][nj], f.a[mi], f.b[nj]);
+            else
+              ptx::mma_m16n8k8_tf32(acc.d[mi][nj], f.a[mi], f.b[nj]);
+          }
       }
-#pragma unroll
-      for (int mi = 0; mi < MT; ++mi)
-#pragma unroll
-        for (int jj = 0; jj < NT; ++jj) {
-          const int nj = mi % 2 ? NT - 1 - jj : jj;
-          if constexpr (std::is_same_v<In, __nv_bfloat16>)
-            ptx::mma_m16n8k16_bf16(acc.d[mi][nj], f.a[mi], f.b[nj]);
-          else if constexpr (std::is_same_v<In, __half>)
-            ptx::mma_m16n8k16_f16(acc.d[mi][nj], f.a[mi], f.b[nj]);
-          else
-            ptx::mma_m16n8k8_tf32(acc.d[mi][nj], f.a[mi], f.b[nj]);
-        }
     }
 
     // 3xTF32: split each fragment register once (A all at once, B one n tile at a time, to hold
