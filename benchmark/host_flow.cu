@@ -292,6 +292,11 @@ HostFlowOutput run_host_flows(const Options& opt, const std::vector<float>& a102
     host::Options o;
     add("1024^3 fp32 pinned", true, false, o, 0.22, 0.19);
     add("1024^3 fp32 pinned, asynchronous", true, true, o, 0.22, 0.19);
+    {
+      host::Options v;
+      v.reuse_graphs = false;  // what a first call costs: every operation enqueued by the calling thread
+      add("1024^3 fp32 pinned, no graph (every call enqueued)", true, false, v, 0.22, 0.19);
+    }
     for (int rows_per_block : {64, 128, 256}) {
       host::Options v;
       v.block_rows = rows_per_block;

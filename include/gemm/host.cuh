@@ -52,6 +52,7 @@
 #include "gemm.cuh"
 #include "host/convert_kernel.cuh"
 #include "host/executor.cuh"
+#include "host/graph_cache.cuh"
 #include "host/plan.cuh"
 #include "host/resources.cuh"
 
@@ -80,7 +81,7 @@ struct Options {
   int k_slices = 0;
   int streams = 0;  // compute streams, 1 to 4
   // Pageable operands: copy threads besides the one copying (0: min(8, hardware threads - 1)),
-  // pinned staging slot size (0: 512 KiB; at least one row of a tile) and slots per direction (0: 4).
+  // pinned staging slot size (0: 2 MiB; at least one row of a tile) and slots per direction (0: 4).
   int host_threads = 0;
   std::size_t staging_chunk = 0;
   int staging_slots = 0;
@@ -89,6 +90,11 @@ struct Options {
   // operation's start and end, which adds two events per operation.
   Report* report = nullptr;
   bool timeline = false;
+  // From the second call with the same host pointers, shape, scalars and options on, a call whose
+  // operands are all pinned replays a CUDA graph of the first one (one launch instead of some
+  // sixty stream calls; see host/graph_cache.cuh). The graph reads A, B and C when it runs, as
+  // any call does. false: always enqueue operation by operation.
+  bool reuse_graphs = true;
 };
 
 namespace detail {
@@ -138,7 +144,7 @@ class PlanCache {
   std::shared_ptr<const Schedule> get(const Problem& p, const Tuning& t) {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = entries_.begin(); it != entries_.end(); ++it)
-      if (same(it->p, p) && same(it->t, t)) {
+      if (same_problem(it->p, p) && same_tuning(it->t, t)) {
         entries_.splice(entries_.begin(), entries_, it);
         return entries_.front().s;
       }
@@ -151,16 +157,6 @@ class PlanCache {
   }
 
  private:
-  static bool same(const Problem& a, const Problem& b) {
-    return a.m == b.m && a.n == b.n && a.k == b.k && a.op_a == b.op_a && a.op_b == b.op_b && a.in_bytes == b.in_bytes &&
-           a.out_bytes == b.out_bytes && a.acc_bytes == b.acc_bytes && a.product == b.product && a.load_c == b.load_c &&
-           a.can_widen == b.can_widen && a.staged_a == b.staged_a && a.staged_b == b.staged_b &&
-           a.staged_c == b.staged_c && a.budget == b.budget && a.tflops == b.tflops;
-  }
-  static bool same(const Tuning& a, const Tuning& b) {
-    return a.block_rows == b.block_rows && a.block_cols == b.block_cols && a.k_slices == b.k_slices &&
-           a.lanes == b.lanes && a.chunk_bytes == b.chunk_bytes && a.stage_slots == b.stage_slots;
-  }
   struct Entry {
     Problem p;
     Tuning t;
@@ -233,6 +229,59 @@ inline std::size_t auto_budget(int device) {
   // Coarse, so that the plan cache still recognises the call when free memory moves a little.
   const std::size_t q = std::size_t(256) << 20;
   return b > q ? b / q * q : b;
+}
+
+// Captures a call into entry's graph, with device buffers of its own.
+inline Status build_graph(const std::shared_ptr<CachedGraph>& entry, std::shared_ptr<const Schedule> sched,
+                          const HostMatrices& h, const DeviceOps& ops, ExecConfig cfg) {
+  char* buffer = nullptr;
+  cudaEvent_t done = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cudaError_t err = sched->device_bytes > 0 ? cudaMalloc(&buffer, sched->device_bytes) : cudaSuccess;
+  if (err == cudaSuccess) err = cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  Status status = err == cudaSuccess ? Status::Success : cuda_status(err);
+  if (status == Status::Success) {
+    cfg.capture = &exec;
+    cfg.device_buffer = buffer;
+    cfg.report = nullptr;
+    status = Executor(std::move(sched), h, ops, cfg).run();
+  }
+  if (status != Status::Success || !exec) {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (done) cudaEventDestroy(done);
+    if (buffer) cudaFree(buffer);
+    cudaGetLastError();
+    graph_cache().built(entry, nullptr, nullptr, nullptr);
+    return status != Status::Success ? status : Status::CudaError;
+  }
+  graph_cache().built(entry, exec, buffer, done);
+  return Status::Success;
+}
+
+// Replays a captured call: on the caller's stream (asynchronous), or on a stream of the
+// library's and waits (synchronous).
+inline Status launch_graph(const CachedGraph& g, bool async, cudaStream_t caller, Report* report) {
+  StreamSet* set = nullptr;
+  cudaStream_t stream = caller;
+  if (!async) {
+    if (Status s = stream_sets().acquire(g.key.device, set); s != Status::Success) return s;
+    stream = set->lane[kLaneH2D];
+  }
+  cudaError_t err = cudaGraphLaunch(g.exec, stream);
+  const bool launched = err == cudaSuccess;
+  if (launched) err = cudaEventRecord(g.done, stream);
+  if (!async && launched) {
+    const cudaError_t sync = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess) err = sync;
+  }
+  if (set) stream_sets().release(set);
+  if (err != cudaSuccess) return cuda_status(err);
+  if (report) {
+    Executor::fill_report_of(*g.schedule, *report);
+    report->timeline.clear();
+    report->graph = true;
+  }
+  return Status::Success;
 }
 
 template <class T, class Policy, class Layouts, class Out>
@@ -330,6 +379,31 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, const Options& opt, bool asy
     using Calls = DeviceCalls<T, Policy, Layouts, Out>;
     const Calls calls{args.alpha, args.beta, args.op_a, args.op_b, dev};
     const DeviceOps ops{&calls, &Calls::gemm, &Calls::widen, &Calls::narrow};
+    if (opt.reuse_graphs && !opt.timeline && GraphCache::eligible(*sched)) {
+      GraphKey key;
+      key.problem = p;
+      key.problem.budget = 0;  // a graph runs under any budget its buffers fit
+      key.tuning = t;
+      key.instantiation = reinterpret_cast<const void*>(&Calls::gemm);
+      key.a = args.A;
+      key.b = args.B;
+      key.c = args.C;
+      key.lda = h.lda_bytes;
+      key.ldb = h.ldb_bytes;
+      key.ldc = h.ldc_bytes;
+      key.alpha = GraphKey::bits(args.alpha);
+      key.beta = GraphKey::bits(args.beta);
+      key.device = dev.device;
+      GraphCache::Sighting g;
+      try {
+        g = graph_cache().sight(key, sched, p.budget);
+      } catch (...) {
+        return ::gemm::detail::record(cudaErrorMemoryAllocation, Status::CudaError);
+      }
+      if (g.build && build_graph(g.entry, sched, h, ops, cfg) == Status::Success) g.launch = true;
+      if (g.launch) return launch_graph(*g.entry, async, stream, opt.report);
+      // a capture that failed runs as usual (and the entry is not tried again)
+    }
     return Executor(std::move(sched), h, ops, cfg).run();
   }
 }

@@ -63,6 +63,13 @@ struct Tuned : Named<Tuned> {
                                     SmemLayout<RowMajor<4>, RowMajor<BPad>>, CpAsyncFragmentPipeline<3>,
                                     OuterProductAlongK, VectorEpilogue, SwizzledRaster<8>>;
   using Small = SmallWithBPad<0>;
+  // Small C with a long k and at most half an SM's worth of 64x64 tiles (a 128-row block of a
+  // larger multiply, as gemm::host runs them): each tile's k loop alone is the time (39 us at
+  // 128 x 1024 x 1024 on an H100, the same as at 32 rows), so the tile's k is cut in 4 slices
+  // (22.7 us; 8 slices gained little more).
+  using SmallSplitK = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
+                                  SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>,
+                                  OuterProductAlongK, VectorEpilogue, SwizzledRaster<8>, SplitK<4>>;
   // B stored transposed: a warp copies 32 k of one B row; rows of 65 floats put them in 32 banks.
   using SmallTransposedB = SmallWithBPad<1>;
   // m <= 16 with a long k: memory-bound (B is read once), so the tile is 16 x 512 with each thread
@@ -128,7 +135,8 @@ struct Tuned : Named<Tuned> {
   static constexpr bool kServes = is_supported_output<T, Out>;
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
-           "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() +
+           "}; few large tiles, long k {" + LargeSplitK::parts() + "}; small C {" + Small::parts() + "}; at most half an SM's worth of small tiles, k >= 1024 {" +
+           SmallSplitK::parts() +
            "}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
            SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
            "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
@@ -245,6 +253,9 @@ struct Tuned : Named<Tuned> {
         if (aligned && large_entries && args.k >= 2048 && large_tiles * 4 >= 96)
           return visit(Pick<LargeSplitK, float>{}, "fp32, fewer than 96 large tiles but k >= 2048: 128x256 tiles, "
                                                    "4 k slices");
+        if (aligned && few_entries && args.k >= 1024 && batch_tiles(args, 64, 64) * 2 <= dev.sms)
+          return visit(Pick<SmallSplitK, float>{}, "fp32, at most half as many 64x64 tiles as SMs and k >= 1024: "
+                                                   "64x64 tiles, 4 k slices");
         return visit(Pick<Small, float>{}, "fp32, fewer than 96 tiles of 128x256: 64x64 tiles");
       }
     }

@@ -702,6 +702,103 @@ TEST_CASE("host flow: 100 calls leave device memory and pinned allocations as th
   REQUIRE(round(0) == Status::Success);
 }
 
+TEST_CASE("host flow: repeated calls with pinned operands replay a CUDA graph", "[gpu][host_flow]") {
+  using WarpTiled = gemm::preset::WarpTiled;  // one deterministic kernel: replays must match bit for bit
+  const int m = 301, n = 517, k = 259;
+  std::vector<float> a(m * k), b(k * n), c0(m * n), a2(m * k);
+  gemm_test::fill_random(a);
+  gemm_test::fill_random(b);
+  gemm_test::fill_random(c0);
+  gemm_test::fill_random(a2);
+  host::release_cache();
+  HostArray<float> pa(a.size(), Mem::Pinned), pb(b.size(), Mem::Pinned), pc(c0.size(), Mem::Pinned);
+  pa.assign(a);
+  pb.assign(b);
+  // What each call must give: the same call, enqueued operation by operation.
+  std::vector<float> want(c0.size());
+  auto eager = [&](float beta, std::vector<float> c_in) {
+    HostArray<float> ec(c_in.size(), Mem::Pinned);
+    ec.assign(c_in);
+    host::Options no_graph;
+    no_graph.reuse_graphs = false;
+    REQUIRE(host::gemm<float, WarpTiled>(m, n, k, 1.5f, pa.ptr, k, pb.ptr, n, beta, ec.ptr, n, no_graph) ==
+            Status::Success);
+    return ec.vec();
+  };
+  auto call = [&](float beta, bool& graph) {
+    host::Report rep;
+    host::Options opt;
+    opt.report = &rep;
+    const Status s = host::gemm<float, WarpTiled>(m, n, k, 1.5f, pa.ptr, k, pb.ptr, n, beta, pc.ptr, n, opt);
+    graph = rep.graph;
+    return s;
+  };
+  bool graph = true;
+  // beta = 0: the first call runs as usual, the second is captured and replayed, the third replayed.
+  want = eager(0.f, c0);
+  for (int i = 0; i < 3; ++i) {
+    pc.assign(c0);
+    REQUIRE(call(0.f, graph) == Status::Success);
+    CHECK(graph == (i > 0));
+    CHECK(std::memcmp(pc.ptr, want.data(), want.size() * sizeof(float)) == 0);
+  }
+  const host::CacheStats st = host::cache_stats();
+  CHECK(st.graphs >= 1);
+  CHECK(st.graph_bytes > 0);
+  // The graph reads A, B and C when it runs: new contents of A, and beta = 1 accumulating into C.
+  pa.assign(a2);
+  want = eager(0.f, c0);
+  pc.assign(c0);
+  REQUIRE(call(0.f, graph) == Status::Success);
+  CHECK(graph);
+  CHECK(std::memcmp(pc.ptr, want.data(), want.size() * sizeof(float)) == 0);
+  std::vector<float> acc = c0;
+  pc.assign(c0);
+  for (int i = 0; i < 3; ++i) {
+    acc = eager(1.f, acc);
+    REQUIRE(call(1.f, graph) == Status::Success);
+    CHECK(graph == (i > 0));  // other scalars: another graph
+    CHECK(std::memcmp(pc.ptr, acc.data(), acc.size() * sizeof(float)) == 0);
+  }
+  // Asynchronous calls replay the same graph on the caller's stream.
+  cudaStream_t stream = nullptr;
+  CUDA_REQUIRE(cudaStreamCreate(&stream));
+  want = eager(0.f, c0);
+  for (int i = 0; i < 2; ++i) {
+    pc.assign(c0);
+    host::Report rep;
+    host::Options opt;
+    opt.report = &rep;
+    REQUIRE(host::gemm_async<float, WarpTiled>(m, n, k, 1.5f, pa.ptr, k, pb.ptr, n, 0.f, pc.ptr, n, stream, opt) ==
+            Status::Success);
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    CHECK(rep.graph);
+    CHECK(std::memcmp(pc.ptr, want.data(), want.size() * sizeof(float)) == 0);
+  }
+  CUDA_REQUIRE(cudaStreamDestroy(stream));
+  // Pageable C: never a graph (the copies go through staging on host threads).
+  std::vector<float> page_c(c0);
+  for (int i = 0; i < 3; ++i) {
+    host::Report rep;
+    host::Options opt;
+    opt.report = &rep;
+    page_c = c0;
+    REQUIRE(host::gemm<float, WarpTiled>(m, n, k, 1.5f, pa.ptr, k, pb.ptr, n, 0.f, page_c.data(), n, opt) ==
+            Status::Success);
+    CHECK(!rep.graph);
+    CHECK(std::memcmp(page_c.data(), want.data(), want.size() * sizeof(float)) == 0);
+  }
+  // release_cache() drops the graphs and their device memory.
+  host::release_cache();
+  const host::CacheStats released = host::cache_stats();
+  CHECK(released.graphs == 0);
+  CHECK(released.graph_bytes == 0);
+  pc.assign(c0);
+  REQUIRE(call(0.f, graph) == Status::Success);
+  CHECK(!graph);
+  CHECK(std::memcmp(pc.ptr, want.data(), want.size() * sizeof(float)) == 0);
+}
+
 TEST_CASE("host flow: the report and the timeline", "[gpu][host_flow]") {
   const int m = 512, n = 384, k = 256;
   std::vector<float> a(m * k), b(k * n), c(m * n);

@@ -19,6 +19,8 @@ TEST_CASE("Tuned<float> is correct on every path it dispatches to", "[gpu][Tuned
       Case{100, 100, 100, 1.0, 0.5},                           // small
       Case{100, 6200, 2048, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // few large tiles, long k: split-K
       Case{96, 6144, 2052, -1.0, 0.5, 4, 8, 4},                // the same with padded leading dimensions
+      Case{128, 1024, 1024, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // few small tiles, long k: 4 k slices, NaN in C
+      Case{101, 517, 1031, -0.5, 1.5, 4, 4, 4},                // the same, ragged and padded
   };
   for (const Case& c : cases) gemm_test::run_case<gemm::preset::Tuned, float>(c);
 }
@@ -55,6 +57,7 @@ TEST_CASE("Each of Tuned's float compositions is correct on its own", "[gpu][Tun
   check_part<T::Skinny>("Skinny", true);
   check_part<T::LargeMisaligned>("LargeMisaligned", false);
   check_part<T::Small>("Small", false);
+  check_part<T::SmallSplitK>("SmallSplitK", false);
 }
 
 // Stream-K only runs when the tiles overflow whole waves of the GPU, so these shapes are built from

@@ -87,6 +87,11 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096, Op::N, Op::T).reason, "B stored transposed"));
   CHECK(has(plan_nn<float>(kH100, 8, 4096, 4096).reason, "m <= 16"));
   CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "TileShape<64,64,32,1,4>"));
+  CHECK(!has(plan_nn<float>(kH100, 512, 512, 512).composition, "SplitK"));
+  // A 128-row block of 1024^3 (gemm::host's pieces): 32 small tiles for 132 SMs, so k is split.
+  CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).reason, "4 k slices"));
+  CHECK(!has(plan_nn<float>(kH100, 128, 1024, 512).composition, "SplitK"));  // short k
   CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).reason, "4 k slices"));  // 32 large tiles x 4 slices
 
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));

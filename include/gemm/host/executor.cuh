@@ -44,6 +44,7 @@ struct Report {
   double first_load_bytes = 0;          // copied before the first multiply can start
   double predicted_ms = 0;              // the planner's estimate (nominal H100 rates)
   std::vector<Span> timeline;           // Options::timeline, synchronous calls only
+  bool graph = false;                   // replayed from a CUDA graph of an earlier call (Options::reuse_graphs)
 };
 
 }  // namespace gemm::host
@@ -89,6 +90,11 @@ struct ExecConfig {
   int helpers = 0;                // copy threads besides the copying thread
   bool timeline = false;
   Report* report = nullptr;
+  // Device memory for the schedule's buffers, owned by the caller (else the call allocates its own).
+  char* device_buffer = nullptr;
+  // Record instead of run: the operations are captured into a CUDA graph, instantiated into
+  // *capture for the caller to launch (graph_cache.cuh). Pinned operands only, no timeline.
+  cudaGraphExec_t* capture = nullptr;
 };
 
 // Everything a host callback needs; lives until the call's last callback (async) or its end.
@@ -199,8 +205,14 @@ class Executor {
       return st;
 
     if (Status st = stream_sets().acquire(device_, set_); st != Status::Success) return st;
-    origin_ = cfg_.async ? cfg_.caller : set_->lane[kLaneH2D];
-    if (!cfg_.async) used_[kLaneH2D] = true;
+    origin_ = cfg_.async && !cfg_.capture ? cfg_.caller : set_->lane[kLaneH2D];
+    if (!cfg_.async || cfg_.capture) used_[kLaneH2D] = true;
+    if (cfg_.capture) {
+      // Relaxed: first calls may create pools or load kernels, which the other modes refuse.
+      err = cudaStreamBeginCapture(origin_, cudaStreamCaptureModeRelaxed);
+      if (err != cudaSuccess) return fail(err);
+      capturing_ = true;
+    }
 
     if (cfg_.timeline) {
       t_start_.assign(n, nullptr);
@@ -223,7 +235,9 @@ class Executor {
     }
 
     // Device buffers, in stream order on the origin stream.
-    if (s_.device_bytes > 0) {
+    if (cfg_.device_buffer) {
+      dev_ = cfg_.device_buffer;
+    } else if (s_.device_bytes > 0) {
       cudaMemPool_t pool = nullptr;
       if (Status st = device_pools().get(device_, pool); st != Status::Success) return st;
       void* p = nullptr;
@@ -488,8 +502,19 @@ class Executor {
             joined = false;
         }
     }
-    if (dev_) cudaFreeAsync(dev_, origin_);
-    bool wait = !cfg_.async || status != Status::Success || !joined;
+    if (dev_ && dev_ != cfg_.device_buffer) cudaFreeAsync(dev_, origin_);
+    if (capturing_) {  // nothing ran: end the capture (also after an error) and keep the graph
+      cudaGraph_t graph = nullptr;
+      err = cudaStreamEndCapture(origin_, &graph);
+      if (status == Status::Success && err != cudaSuccess) status = fail(err);
+      if (status == Status::Success && !joined) status = fail(cudaErrorStreamCaptureUnjoined);
+      if (status == Status::Success && (err = cudaGraphInstantiate(cfg_.capture, graph, 0)) != cudaSuccess) {
+        *cfg_.capture = nullptr;
+        status = fail(err);
+      }
+      if (graph) cudaGraphDestroy(graph);
+    }
+    bool wait = (!cfg_.async || status != Status::Success || !joined) && !capturing_;
     if (!wait) {
       if (stage_) {
         // The pinned block goes back (and the state is deleted) once everything before is done.
@@ -501,6 +526,8 @@ class Executor {
       } else {
         delete state_;  // no callback refers to it
       }
+    } else if (capturing_) {
+      delete state_;  // the graph has no host callbacks (pinned operands only)
     }
     if (wait) {
       if (forked_) {
@@ -563,7 +590,11 @@ class Executor {
     }
   }
 
-  void fill_report(Report& r) const {
+  void fill_report(Report& r) const { fill_report_of(s_, r); }
+
+ public:
+  static void fill_report_of(const Schedule& s_, Report& r) {
+    r.graph = false;
     r.plan = describe(s_);
     r.in_core = s_.plan.in_core;
     r.row_blocks = static_cast<int>(s_.plan.rows.size());
@@ -582,6 +613,7 @@ class Executor {
     r.predicted_ms = s_.predicted_ms;
   }
 
+ private:
   std::shared_ptr<const Schedule> sched_;
   const Schedule& s_;
   HostMatrices host_;
@@ -597,6 +629,7 @@ class Executor {
   StreamSet* set_ = nullptr;
   cudaStream_t origin_ = nullptr;
   bool forked_ = false;
+  bool capturing_ = false;
   char* dev_ = nullptr;
   char* stage_ = nullptr;
   std::size_t stage_block_ = 0;

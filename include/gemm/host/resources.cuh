@@ -16,6 +16,8 @@
 //                  another set); work still running from an earlier asynchronous call only makes
 //                  a later call on the same set wait behind it.
 //   copy threads   started at the first call with pageable memory and kept (they sleep when idle).
+//   graphs         a repeated call with pinned operands is captured and replayed (graph_cache.cuh);
+//                  each graph owns its device buffers (at most 8 graphs, 256 MiB) until evicted.
 // Nothing here is freed at process exit: CUDA may already be torn down by then.
 #include <algorithm>
 #include <atomic>
@@ -32,6 +34,7 @@
 #include "../detail/launch.cuh"
 #include "../detail/workspace.cuh"
 #include "../status.cuh"
+#include "graph_cache.cuh"
 #include "plan.cuh"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -53,6 +56,8 @@ struct CacheStats {
   int stream_sets = 0;               // sets of streams created (one per concurrently enqueueing thread)
   int idle_events = 0;
   int copy_threads = 0;              // host threads for pageable copies
+  int graphs = 0;                    // captured calls kept for replay (Options::reuse_graphs)
+  std::size_t graph_bytes = 0;       // device bytes those graphs own
 };
 
 }  // namespace gemm::host
@@ -514,6 +519,7 @@ inline void set_cache_limits(std::size_t device_bytes, std::size_t pinned_bytes)
 // their end, and is released by the next release_cache()). Do not call it while another thread
 // is inside a gemm::host call.
 inline void release_cache() {
+  detail::graph_cache().clear();  // waits for each graph's last launch, frees its buffers
   detail::pinned_cache().trim(0);
   detail::device_pools().trim();
   detail::event_cache().clear();
@@ -527,6 +533,7 @@ inline CacheStats cache_stats() {
   s.stream_sets = detail::stream_sets().created();
   s.idle_events = detail::event_cache().idle();
   s.copy_threads = detail::copy_pool().threads();
+  detail::graph_cache().stats(s.graphs, s.graph_bytes);
   return s;
 }
 
