@@ -249,7 +249,8 @@ TEST_CASE("Batched Tuned on the large compositions", "[gpu][batched][large]") {
   run_batch<gemm::preset::Tuned, gemm::tf32>(BatchCase{Case{512, 512, 256, 1.0, 0.5}.with_ops(Op::N, Op::T), 8});
   run_batch<gemm::preset::Tuned, float>(big);
   run_batch<gemm::preset::Tuned, float>(BatchCase{Case{8, 512, 2048, 1.0, -0.5}, 3});    // m <= 16, long k: split-K
-  run_batch<gemm::preset::Tuned, float>(BatchCase{Case{512, 512, 64, 1.0, 0.5}, 24});    // 192 large tiles
+  run_batch<gemm::preset::Tuned, float>(BatchCase{Case{512, 512, 64, 1.0, 0.5}, 24});    // 192 large tiles: 128x128
+  run_batch<gemm::preset::Tuned, float>(BatchCase{Case{508, 260, 100, 1.0, 0.5}, 30});   // the same, ragged
   run_batch<gemm::preset::Tuned, float>(BatchCase{Case{512, 512, 2048, 1.0, 0.5}, 4});   // large tiles, split k
   run_batch<gemm::preset::Tuned, float>(BatchCase{Case{512, 512, 64, 1.0, 0.5}.with_ops(Op::N, Op::T), 24});
   run_batch<gemm::preset::Tuned, double>(big);

@@ -54,6 +54,7 @@ TEST_CASE("Each of Tuned's float compositions is correct on its own", "[gpu][Tun
   using T = gemm::preset::Tuned;
   check_part<T::Large>("Large", true);
   check_part<T::LargeSplitK>("LargeSplitK", true);
+  check_part<T::BatchMedium>("BatchMedium", true);
   check_part<T::Skinny>("Skinny", true);
   check_part<T::LargeMisaligned>("LargeMisaligned", false);
   check_part<T::Small>("Small", false);
