@@ -116,9 +116,12 @@ struct Tuned : Named<Tuned> {
                               SwizzledRaster<8>>;
   using Mma3xTf32Small = MmaPolicy<MmaTile<64, 128, 128>, WarpTile<32, 64>, CpAsyncFragmentPipeline<3>, MmaSyncMath,
                                    SwizzledRaster<8>>;
-  // bf16 and fp16 rows cp.async cannot read (odd leading dimensions, pointers 2 bytes off): the small
-  // tile with element-by-element loads through registers and two shared stages, still on tensor cores.
-  using MmaMisaligned = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>, RegisterDoubleBuffer, MmaSyncMath,
+  // bf16 and fp16 rows cp.async cannot read (odd leading dimensions, pointers 2 bytes off) or that the
+  // host cannot see (pointer arrays): the small tile, still on tensor cores, decided per block:
+  // MmaSmall's cp.async pipeline where the block's rows are 16-byte aligned (a pointer-array entry),
+  // else element-by-element loads through registers into two shared stages.
+  using MmaMisaligned = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>,
+                                  AlignedOr<CpAsyncFragmentPipeline<4>, RegisterDoubleBuffer>, MmaSyncMath,
                                   SwizzledRaster<8>>;
   // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
   // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
@@ -208,8 +211,9 @@ struct Tuned : Named<Tuned> {
         const Status s = Mma::copies_can_read(args)
                              ? mma_sync<T>(args, dev, visit)
                              : visit(Pick<MmaMisaligned, T>{}, "16-bit, sm_80+ without wgmma, rows cp.async cannot "
-                                                               "read (odd leading dimension or pointer): mma.sync, "
-                                                               "element loads through registers");
+                                                               "read or cannot see (odd leading dimension or pointer, "
+                                                               "pointer arrays): mma.sync, cp.async for blocks whose "
+                                                               "rows are 16-byte aligned, else element loads");
         if (!try_another(s)) return s;
       }
       return visit(Pick<WarpTiled, T>{}, "16-bit before sm_80: CUDA cores (WarpTiled), converting to float");

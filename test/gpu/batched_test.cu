@@ -1,6 +1,7 @@
 // Batched GEMM (gemm::gemm_strided_batched, gemm::gemm_batched and their gemm::blas forms): every
 // entry of every batch against the fp64 reference, every type and layout, and the refusals.
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include "check.cuh"
 
@@ -254,6 +255,27 @@ TEST_CASE("Batched Tuned on the large compositions", "[gpu][batched][large]") {
   run_batch<gemm::preset::Tuned, float>(BatchCase{Case{512, 512, 2048, 1.0, 0.5}, 4});   // large tiles, split k
   run_batch<gemm::preset::Tuned, float>(BatchCase{Case{512, 512, 64, 1.0, 0.5}.with_ops(Op::N, Op::T), 24});
   run_batch<gemm::preset::Tuned, double>(big);
+}
+
+// Pointer-array entries whose rows are 16-byte aligned take cp.async, the others element loads
+// (Tuned::MmaMisaligned decides per block): one batch mixes both, in A alone, in B alone, and in both;
+// then every entry aligned, ragged, every layout.
+TEST_CASE("Pointer arrays whose entries differ in alignment", "[gpu][batched][bf16][half]") {
+  for (const auto& gaps : {std::array<long long, 3>{1, 0, 0}, {0, 3, 0}, {5, 1, 2}, {8, 8, 8}}) {
+    BatchCase bc{Case{200, 136, 72, 1.0, 0.5, 8, 8, 8}, 9, gaps[0], gaps[1], gaps[2]};
+    bc.pointers = true;
+    run_batch<gemm::preset::Tuned, __nv_bfloat16>(bc);
+    run_batch<gemm::preset::Tuned, __half, float>(bc);
+  }
+  const Op ops[2] = {Op::N, Op::T};
+  for (Op oa : ops)
+    for (Op ob : ops) {
+      BatchCase bc{Case{130, 260, 136, -1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(oa, ob), 5, 8, 16, 1};
+      bc.pointers = true;
+      run_batch<gemm::preset::Tuned, __nv_bfloat16>(bc);
+      bc.gap_a = 3;
+      run_batch<gemm::preset::Tuned, __half>(bc);
+    }
 }
 
 TEST_CASE("A batch beyond the grid's 65535 rows of tiny matrices", "[gpu][batched][many]") {

@@ -76,7 +76,8 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   const gemm::Plan l40 = plan_nn<bf16>(kL40, 4096, 4096, 4096);
   CHECK(has(l40.composition, "MmaTile<64,128,64>"));
   CHECK(has(l40.reason, "144 KB"));
-  // A pointer 2 bytes off a 4-byte boundary: cp.async cannot copy it, element loads through registers.
+  // A pointer 2 bytes off a 4-byte boundary: cp.async cannot copy it, element loads through registers
+  // (the composition that decides per block, AlignedOr, falls back to them).
   CHECK(has(plan_nn<bf16>(kA100, 1000, 1000, 1000, Op::N, Op::N, 0, 0, 2).composition, "RegisterDoubleBuffer"));
   CHECK(has(plan_nn<bf16>(kT4, 512, 512, 512).composition, "WarpTiled<"));
 }

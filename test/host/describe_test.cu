@@ -70,6 +70,7 @@ TEST_CASE("the warp-level tensor-core presets name their parts, types and shared
   CHECK(has(Tuned::describe(), "DmmaMath"));
   CHECK(has(Tuned::describe(), "MmaSyncMath"));
   CHECK(has(Tuned::describe(), "ElementLoads<any-alignment>"));
+  CHECK(has(Tuned::describe(), "AlignedOr<CpAsyncFragmentPipeline<4>,RegisterDoubleBuffer>"));
   CHECK(Wmma::parts() != MultiStage::parts());
   CHECK(MmaSync::parts() != Wmma::parts());
   CHECK(Wmma::kMinArch == 80);

@@ -3,10 +3,11 @@
 //   the raster picks the tile; the math part's Warp gives each warp its WM x WN share, its shared
 //   operand tiles (OperandStage) and its fragments; OperandCopy fills a stage with cp.async; and the
 //   pipeline (the CUDA-core family's CpAsyncMultiStage, CpAsyncFragmentPipeline or, for rows cp.async
-//   cannot read, RegisterDoubleBuffer, unchanged) drives the k loop through the Mainloop below,
+//   cannot read, RegisterDoubleBuffer, unchanged; or AlignedOr, one or the other decided per block)
+//   drives the k loop through the Mainloop below,
 //   which offers what those pipelines call:
 //     k_tiles, copy_async(stage, kt), compute(stage, acc[, during]), load_fragment(stage, step, f),
-//     multiply(f, acc), Fragment, kMathSteps; Regs, fetch(regs, kt), store(regs, stage).
+//     multiply(f, acc), Fragment, kMathSteps; Regs, fetch(regs, kt), store(regs, stage); rows_aligned_16().
 #include "../args.cuh"
 #include "../detail/batch.cuh"
 #include "../ptx/cp_async.cuh"
@@ -67,6 +68,14 @@ struct Mainloop {
     const TileView a = a_view(kt), b = b_view(kt);
     CopyA::template copy<Cfg::kWide>(stage_a(s), a.origin, args.lda, a.rows, a.cols, args.A, tid);
     CopyB::template copy<Cfg::kWide>(stage_b(s), b.origin, args.ldb, b.rows, b.cols, args.B, tid);
+  }
+
+  // Whether this block's A and B rows are 16-byte aligned (pointers and leading dimensions): for a
+  // pointer-array entry only known here (the AlignedOr pipeline asks).
+  __device__ bool rows_aligned_16() const {
+    const auto row_bytes_ok = [](long long ld) { return ld * static_cast<long long>(sizeof(In)) % 16 == 0; };
+    return (reinterpret_cast<unsigned long long>(args.A) | reinterpret_cast<unsigned long long>(args.B)) % 16 == 0 &&
+           row_bytes_ok(args.lda) && row_bytes_ok(args.ldb);
   }
 
   // Register-staged pipelines: tile kt into registers, element by element, then into stage s.

@@ -11,7 +11,9 @@
 //               before a stage's last k step) fill the stages with cp.async; RegisterDoubleBuffer
 //               loads element by element through registers into two stages, for rows of any
 //               alignment (an odd leading dimension of 16-bit elements), at the cost of the
-//               registers and instructions of those loads.
+//               registers and instructions of those loads. AlignedOr<CpAsync..., RegisterDoubleBuffer>
+//               decides per block: cp.async where the block's A and B rows are 16-byte aligned, else
+//               element loads (pointer arrays, whose entries' alignment the host cannot see).
 //   OnMisaligned (cp.async pipelines): Misaligned::Reject: A and B rows must be 16-byte aligned
 //               (pointer and leading dimension), else Status::MisalignedA/B. Misaligned::ScalarPath:
 //               a second kernel copies 4 bytes at a time (8 for double) when rows are not 16-byte
@@ -54,8 +56,10 @@ struct MmaPolicy {
   static_assert(kThreads <= 1024, "MmaPolicy: more than 32 warps per block; use larger warp tiles or a smaller block tile.");
   static constexpr bool kRegisterStaged = Pipeline::kRegisterStaged;
   static_assert(kRegisterStaged || Pipeline::kMinArch == 80,
-                "MmaPolicy: use CpAsyncMultiStage<S>, CpAsyncFragmentPipeline<S> or RegisterDoubleBuffer as the "
-                "pipeline.");
+                "MmaPolicy: use CpAsyncMultiStage<S>, CpAsyncFragmentPipeline<S>, RegisterDoubleBuffer or AlignedOr "
+                "of a cp.async one and RegisterDoubleBuffer as the pipeline.");
+  // AlignedOr: register-staged as far as the host knows, with cp.async copies where a block can use them.
+  static constexpr bool kCopiesWhereAligned = kRegisterStaged && Pipeline::kMinArch == 80;
   static constexpr bool kNarrowCopies = OnMisaligned == Misaligned::ScalarPath && !kRegisterStaged;
 
   static constexpr int kMinArch = 80;
@@ -63,7 +67,8 @@ struct MmaPolicy {
   static std::string parts() {
     return Tile::describe() + ", " + Warps::describe() + ", " + Pipeline::describe() + ", " + Math::describe() +
            ", " + Raster::describe() +
-           (kRegisterStaged  ? ", ElementLoads<any-alignment>"
+           (kCopiesWhereAligned ? ", CpAsync<16B>-where-aligned|ElementLoads<any-alignment>"
+            : kRegisterStaged  ? ", ElementLoads<any-alignment>"
             : kNarrowCopies  ? ", CpAsync<16B,4B|8B-if-misaligned>"
                              : ", CpAsync<16B,reject-misaligned>");
   }

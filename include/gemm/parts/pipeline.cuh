@@ -147,4 +147,28 @@ struct CpAsyncFragmentPipeline {
   }
 };
 
+// Decided per block, for operands whose alignment only the device knows (the entries of a
+// pointer-array batch): Fast (a cp.async pipeline) where this block's A and B rows are 16-byte
+// aligned, pointer and leading dimension, else Fallback (register-staged, any alignment). Every
+// thread of a block reads the same entry, so the branch is uniform. The mainloop must also offer
+// rows_aligned_16() (the mma family's does) and copy with 16-byte cp.async.
+template <class Fast, class Fallback = RegisterDoubleBuffer>
+struct AlignedOr {
+  static_assert(!Fast::kRegisterStaged && Fallback::kRegisterStaged,
+                "AlignedOr<Fast, Fallback>: Fast is a cp.async pipeline (CpAsyncMultiStage, CpAsyncFragmentPipeline), "
+                "Fallback a register-staged one (RegisterDoubleBuffer, SingleStage).");
+  static constexpr int kStages = Fast::kStages > Fallback::kStages ? Fast::kStages : Fallback::kStages;
+  static constexpr int kMinArch = Fast::kMinArch;
+  static constexpr bool kRegisterStaged = true;  // what the host may assume: any alignment is served
+  static std::string describe() { return "AlignedOr<" + Fast::describe() + "," + Fallback::describe() + ">"; }
+
+  template <class Mainloop, class Acc>
+  __device__ static void run(Mainloop& ml, Acc& acc) {
+    if (ml.rows_aligned_16())
+      Fast::run(ml, acc);
+    else
+      Fallback::run(ml, acc);
+  }
+};
+
 }  // namespace gemm

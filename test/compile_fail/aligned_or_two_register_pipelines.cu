@@ -1,0 +1,3 @@
+// EXPECT: Fast is a cp.async pipeline
+#include <gemm/gemm.cuh>
+gemm::AlignedOr<gemm::RegisterDoubleBuffer, gemm::RegisterDoubleBuffer> bad;
