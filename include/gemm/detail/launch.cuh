@@ -94,7 +94,7 @@ bool reads_ab(const Args& a) {
 }
 
 template <class T>
-bool aligned_to(const T* p, std::size_t bytes) {
+__host__ __device__ bool aligned_to(const T* p, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(p) % bytes == 0;
 }
 
@@ -119,9 +119,10 @@ Status validate_pointers(const Args& a) {
   return Status::Success;
 }
 
-// True when every row of a matrix starts on a `bytes` boundary (16 by default: vector access).
+// True when every row of a matrix starts on a `bytes` boundary (16 by default: vector access). Also
+// asked on the device, of a pointer-array entry (mma::Mainloop::rows_aligned_16).
 template <class T>
-bool vector_aligned(const T* p, int ld, std::size_t bytes = 16) {
+__host__ __device__ bool vector_aligned(const T* p, int ld, std::size_t bytes = 16) {
   return aligned_to(p, bytes) && (static_cast<long long>(ld) * sizeof(T)) % bytes == 0;
 }
 

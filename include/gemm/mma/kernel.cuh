@@ -10,6 +10,7 @@
 //     multiply(f, acc), Fragment, kMathSteps; Regs, fetch(regs, kt), store(regs, stage); rows_aligned_16().
 #include "../args.cuh"
 #include "../detail/batch.cuh"
+#include "../detail/launch.cuh"
 #include "../ptx/cp_async.cuh"
 #include "tile_copy.cuh"
 
@@ -73,9 +74,7 @@ struct Mainloop {
   // Whether this block's A and B rows are 16-byte aligned (pointers and leading dimensions): for a
   // pointer-array entry only known here (the AlignedOr pipeline asks).
   __device__ bool rows_aligned_16() const {
-    const auto row_bytes_ok = [](long long ld) { return ld * static_cast<long long>(sizeof(In)) % 16 == 0; };
-    return (reinterpret_cast<unsigned long long>(args.A) | reinterpret_cast<unsigned long long>(args.B)) % 16 == 0 &&
-           row_bytes_ok(args.lda) && row_bytes_ok(args.ldb);
+    return detail::vector_aligned(args.A, args.lda) && detail::vector_aligned(args.B, args.ldb);
   }
 
   // Register-staged pipelines: tile kt into registers, element by element, then into stage s.
