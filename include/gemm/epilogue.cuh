@@ -13,6 +13,7 @@
 #include <cmath>
 #include <type_traits>
 #include "args.cuh"
+#include "ptx/fast_math.cuh"
 #include "types.cuh"
 
 namespace gemm {
@@ -25,7 +26,7 @@ enum class BiasKind { None, PerRow, PerColumn };
 namespace act {
 
 // The two operations of the logistic-shaped activations (GeluTanh, SiLU); in float on the device the
-// hardware's approximations, a few instructions instead of expf's and IEEE division's sequences,
+// hardware's approximations, a few instructions instead of exp2f's and IEEE division's sequences,
 // since the epilogue runs once per element of D.
 namespace fast {
 // a / b for b in [1, inf): __fdividef, 2 ulp (an infinite b gives 0).
@@ -36,13 +37,13 @@ __host__ __device__ S divide(S a, S b) {
 #endif
   return a / b;
 }
-// exp(x): ex2.approx in float on the device (2 ulp plus the product's rounding).
+// 2^x: ex2.approx.ftz in float on the device (2 ulp; results below 2^-126 flush to 0).
 template <class S>
-__host__ __device__ S exponential(S x) {
+__host__ __device__ S exp2(S x) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<S, float>) return __expf(x);
+  if constexpr (std::is_same_v<S, float>) return ptx::exp2_approx(x);
 #endif
-  return exp(x);
+  return std::exp2(x);
 }
 }  // namespace fast
 
@@ -64,20 +65,24 @@ struct GeluErf {
 };
 
 // 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3): the tanh approximation of GELU (what
-// cuBLASLt's CUBLASLT_EPILOGUE_GELU computes). Evaluated as v / (1 + exp(-2u)), the same function,
-// which costs one exponential and one division instead of tanh's longer sequence.
+// cuBLASLt's CUBLASLT_EPILOGUE_GELU computes). Evaluated as v / (1 + 2^(-2 u log2(e))), the same
+// function: one exponential and one division instead of tanh's longer sequence, and the constants
+// folded so that the exponent is v (k0 + k1 v^2), two instructions.
 struct GeluTanh {
   template <class S>
   __host__ __device__ S operator()(S v) const {
-    const S u = S(0.79788456080286535588) * (v + S(0.044715) * v * v * v);
-    return fast::divide(v, S(1) + fast::exponential(S(-2) * u));
+    constexpr double k0 = -2 * 0.79788456080286535588 * 1.44269504088896340736;  // -2 sqrt(2 / pi) log2(e)
+    constexpr double k1 = k0 * 0.044715;
+    return fast::divide(v, S(1) + fast::exp2(v * (S(k0) + S(k1) * v * v)));
   }
 };
 
-// v / (1 + exp(-v)) (also called swish).
+// v / (1 + e^-v) (also called swish).
 struct SiLU {
   template <class S>
-  __host__ __device__ S operator()(S v) const { return fast::divide(v, S(1) + fast::exponential(-v)); }
+  __host__ __device__ S operator()(S v) const {
+    return fast::divide(v, S(1) + fast::exp2(v * S(-1.44269504088896340736)));
+  }
 };
 
 // min(max(v, lo), hi); NaN stays NaN.
@@ -118,6 +123,34 @@ struct NoEpilogue {
   __host__ __device__ __forceinline__ S operator()(S v, int, int) const { return v; }
 };
 
+// The epilogue with its bias split into a row term and a column term (one of them 0): a kernel that
+// holds many elements of few rows and columns (the Hopper consumers: 2 rows and 64 columns per thread)
+// loads each term once per row or column and applies the rest per element with hoisted(). The result
+// is epi(alpha * acc, row, col)'s, except that a row bias joins the product in one fma (one rounding
+// instead of two).
+template <class S, class Epi>
+__host__ __device__ __forceinline__ S row_term(const Epi& epi, int row) {
+  if constexpr (Epi::kActive)
+    return epi.template row_bias<S>(row);
+  else
+    return S(0);
+}
+template <class S, class Epi>
+__host__ __device__ __forceinline__ S column_term(const Epi& epi, int col) {
+  if constexpr (Epi::kActive)
+    return epi.template column_bias<S>(col);
+  else
+    return S(0);
+}
+template <class S, class Epi>
+__host__ __device__ __forceinline__ S hoisted(const Epi& epi, S alpha, S acc, S row_bias, S column_bias, int row,
+                                              int col) {
+  if constexpr (Epi::kActive)
+    return epi.activate_only(fma(alpha, acc, row_bias) + column_bias, row, col);
+  else
+    return alpha * acc;
+}
+
 // Calls act(v, row, col) where the functor takes coordinates, act(v) otherwise.
 template <class Act, class S>
 __host__ __device__ __forceinline__ S activate(const Act& act, S v, int row, int col) {
@@ -156,6 +189,22 @@ struct FusedEpilogue {
     // loop once per bias kind (the fused Hopper kernel's PTX grew 7x).
     if (bias_kind != BiasKind::None) v += convert<S>(load_bias(bias + (bias_kind == BiasKind::PerRow ? row : col)));
     return activate(act, v, row, col);
+  }
+  // The split form (see hoisted()), in the row-major problem's coordinates.
+  template <class S>
+  __host__ __device__ __forceinline__ S row_bias(int row) const {
+    return bias_kind == (kSwapped ? BiasKind::PerColumn : BiasKind::PerRow) ? convert<S>(load_bias(bias + row)) : S(0);
+  }
+  template <class S>
+  __host__ __device__ __forceinline__ S column_bias(int col) const {
+    return bias_kind == (kSwapped ? BiasKind::PerRow : BiasKind::PerColumn) ? convert<S>(load_bias(bias + col)) : S(0);
+  }
+  template <class S>
+  __host__ __device__ __forceinline__ S activate_only(S v, int row, int col) const {
+    if constexpr (kSwapped)
+      return activate(act, v, col, row);
+    else
+      return activate(act, v, row, col);
   }
 };
 

@@ -41,6 +41,19 @@ TEST_CASE("fused epilogue: Hopper presets (register and TMA-store epilogues)", "
   for (bool in_place : {false, true})
     run_fused<gemm::preset::Persistent, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>(
         {Case{1100, 2104, 64, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, BiasKind::PerColumn, in_place, true});
+  // Tuned's ping-pong composition (fused calls of a wave of 128x256 tiles or more): the consumers
+  // take turns over whole 128x128 tiles. The family's cases (one tile, or none, for the second
+  // consumer), then blocks of two to three tiles each, odd counts included (the first consumer has
+  // the last turn), ragged edges, every bias kind and the heavier activations.
+  using PingPong = gemm::preset::Tuned::HopperPingPong;
+  check_family<PingPong, __nv_bfloat16, __nv_bfloat16>(8);
+  check_family<PingPong, __half, float>(8);
+  for (bool in_place : {false, true})
+    run_fused<PingPong, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>(
+        {Case{2100, 2104, 200, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, BiasKind::PerColumn, in_place, true});
+  run_fused<PingPong, __nv_bfloat16, __nv_bfloat16, act::GeluErf>(
+      {Case{1500, 2900, 300, -0.5, 0.0, 0, 0, 0, 0, 0, 0, true}, BiasKind::PerRow});
+  run_fused<PingPong, __half, __half, act::SiLU>({Case{1037, 1541, 130, 1.0, 0.5}, BiasKind::PerColumn, true});
 }
 
 TEST_CASE("fused epilogue: a CUDA graph of a fused call replays correctly", "[gpu][epilogue]") {

@@ -74,6 +74,19 @@ GEMM_HOPPER_TEST(Wgmma)
 GEMM_HOPPER_TEST(WarpSpecialized)
 GEMM_HOPPER_TEST(Persistent)
 
+// Tuned's ping-pong composition (which Tuned runs for fused calls) without an epilogue: the same
+// cases, its two consumers taking turns over whole tiles (TF32 too, whose transposed copies it reads).
+TEST_CASE("Tuned's ping-pong composition matches the fp64 reference, every layout", "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("SKIPPED: needs an sm_90 GPU");
+    return;
+  }
+  using P = gemm::preset::Tuned::HopperPingPong;
+  check_hopper<P, __nv_bfloat16, __nv_bfloat16>();
+  check_hopper<P, __half, float>();
+  check_hopper<P, gemm::tf32, float>();
+}
+
 TEST_CASE("Hopper presets refuse A or B that TMA cannot read, launching nothing", "[gpu][hopper]") {
   gemm_test::DeviceBuffer<__nv_bfloat16> a(64 * 72), b(64 * 72), c(64 * 72);
   const auto launches = gemm::kernel_launches();

@@ -16,6 +16,14 @@
 //                           the TMA engine (c_store Tma: C as TMA needs it), so the consumers start
 //                           the next tile while the previous one's stores drain, or to C by the
 //                           consumers themselves in row order (Direct: rows TMA cannot write).
+//                           Shape::kPingPong (persistent only): each consumer owns whole tiles, the
+//                           block's work items alternating between the two, and the mainloops take
+//                           turns: a consumer starts its tile's mainloop once the other has issued
+//                           the last wgmma of the tile before (a pair of named barriers), so each
+//                           consumer's epilogue (a fused activation's math above all) runs under the
+//                           other's mainloop instead of between tiles. The turns also keep a
+//                           consumer from waiting on a stage more than one fill ahead of the ring,
+//                           which an mbarrier's parity cannot tell apart.
 //
 // kPromote (3xTF32): the tensor cores' fp32 accumulation truncates, and over a long k its error grows
 // about linearly (measured: 8x strict fp32's at k = 4096). With kPromote each stage's product goes
@@ -129,7 +137,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::kStages; ++s) {
       ptx::mbarrier_init(st.full(s), 1);                    // the producer's expect_tx arrival
-      ptx::mbarrier_init(st.empty(s), Shape::kConsumers);   // one arrival per math warpgroup
+      ptx::mbarrier_init(st.empty(s), Shape::kPingPong ? 1 : Shape::kConsumers);  // one per reading warpgroup
     }
     ptx::fence_barrier_init();
     ptx::tma_prefetch_descriptor(&map_a);
@@ -156,11 +164,25 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     }
   } else {  // math
     ptx::setmaxnreg_inc<kConsumerRegs>();
-    const int row = (warpgroup - 1) * Shape::kWgRows;
+    static_assert(!Shape::kPingPong || (kPersistent && Shape::kConsumers == 2 && !kPromote),
+                  "The ping-pong schedule is persistent, with two consumers, and not for 3xTF32.");
+    const int consumer = warpgroup - 1;
+    const int row = Shape::kPingPong ? 0 : consumer * Shape::kWgRows;
     const bool leader = threadIdx.x % 128 == 0;
     const bool pairs_unbatched = pairs_aligned(params);  // (hoisted, as before batches)
     RingPosition<Shape::kStages> pos;
-    for (Work w = first; w < work; w += stride) {
+    // Ping-pong: consumer c takes the block's work items c, c + 2, ...; the ring holds the stages of
+    // every item in order, so it starts c tiles in and skips the other consumer's tile after each.
+    Work mine = first, step = stride;
+    if constexpr (Shape::kPingPong) {
+      mine = first + consumer * stride;
+      step = 2 * stride;
+      pos.advance(consumer * k_blocks);
+    }
+    const auto skip_other = [&] {
+      if constexpr (Shape::kPingPong) pos.advance(k_blocks);
+    };
+    for (Work w = mine; w < work; w += step, skip_other()) {
       const int b = kRank3 ? static_cast<int>(w / tiles) : 0;
       const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
       decltype(auto) args = detail::entry_of(params, b);
@@ -173,6 +195,12 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
 #pragma unroll
         for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] = 0.0f;
 
+      // Ping-pong: this consumer's turn on the tensor cores. Every work item but the block's first
+      // waits for the other consumer's arrival after the mainloop of the item before it.
+      constexpr int kTurn = 3;  // named barriers kTurn + c: consumer c may start (1, 2: the epilogues)
+      if constexpr (Shape::kPingPong) {
+        if (w != first) ptx::named_barrier_sync(kTurn + consumer, 256);
+      }
       int previous = -1;  // the stage whose wgmmas may still be reading it
       if constexpr (kPromote) {
         // Two sets of stage products in turn: while one stage's wgmmas fill one set, the other set
@@ -199,6 +227,9 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
           if (leader && previous >= 0) ptx::mbarrier_arrive(st.empty(previous));
           previous = pos.stage;
           pos.advance();
+        }
+        if constexpr (Shape::kPingPong) {  // the other consumer's turn, if it has a next tile
+          if (w + stride < work) ptx::named_barrier_arrive(kTurn + (1 - consumer), 256);
         }
         ptx::wgmma_wait<0>();
         fence_accumulators<Shape>(acc);

@@ -16,19 +16,22 @@ using WgmmaType = std::conditional_t<std::is_same_v<In, __nv_bfloat16>, ptx::Wgm
                                      std::conditional_t<std::is_same_v<In, __half>, ptx::WgmmaF16, ptx::WgmmaTf32>>;
 
 // A block computes a BM x BN tile of C with Consumers warpgroups of math, each owning BM / Consumers
-// rows (one or two m64 wgmmas per k step), over a ring of Stages shared-memory stages.
+// rows (one or two m64 wgmmas per k step), over a ring of Stages shared-memory stages. PingPong:
+// each math warpgroup owns whole BM x BN tiles instead, the consumers taking turns (kernels.cuh).
 // OpA, OpB: how A and B are stored, which decides each operand tile's major-ness.
 // EpilogueBuffers: bytes of shared memory each math warpgroup stages its results through (0 for
 // the register epilogue).
-template <class In, int BM_, int BN_, int Stages_, int Consumers_, Op OpA, Op OpB, int EpilogueBuffers = 0>
+template <class In, int BM_, int BN_, int Stages_, int Consumers_, Op OpA, Op OpB, int EpilogueBuffers = 0,
+          bool PingPong = false>
 struct BlockShape {
   static constexpr int BM = BM_, BN = BN_, kStages = Stages_, kConsumers = Consumers_;
   static constexpr int kEpilogueBytes = EpilogueBuffers;
+  static constexpr bool kPingPong = PingPong;
   using TileA = OperandTile<In, BM, OpA == Op::N>;
   using TileB = OperandTile<In, BN, OpB == Op::T>;
   using Mma = ptx::Wgmma<WgmmaType<In>, BN, OpA == Op::T, OpB == Op::N>;
   static constexpr int BK = TileA::kBK;
-  static constexpr int kWgRows = BM / kConsumers;  // rows of C per math warpgroup
+  static constexpr int kWgRows = kPingPong ? BM : BM / kConsumers;  // rows of C per math warpgroup
   static constexpr int kMmaM = kWgRows / 64;       // m64 wgmmas per k step per warpgroup
   static_assert(kWgRows % 64 == 0 && (kMmaM == 1 || kMmaM == 2),
                 "Hopper tiles: each math warpgroup owns 64 or 128 rows of the tile (BM / consumers).");
@@ -37,6 +40,8 @@ struct BlockShape {
   // stages, epilogue buffers, barriers, and slack to align the start to 1024 bytes
   static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 1024;
   static constexpr int kAccRegs = BN / 2;
+  static_assert(!kPingPong || kMmaM * kAccRegs <= 128,
+                "PersistentPingPong: a math warpgroup holds a whole tile's accumulators, at most 128 x 128 (or 64 x 256).");
 };
 
 // The stages and barriers in dynamic shared memory, laid out from a 1024-byte boundary:
@@ -76,6 +81,12 @@ struct RingPosition {
   int stage = 0, phase = 0;
   __device__ void advance() {
     if (++stage == kStages) stage = 0, phase ^= 1;
+  }
+  // n stages on (the ring wraps n / kStages times or once more, each wrap flipping the parity).
+  __device__ void advance(int n) {
+    stage += n;
+    phase ^= (stage / kStages) & 1;
+    stage %= kStages;
   }
 };
 

@@ -3,8 +3,8 @@
 //
 //   HopperPolicy<BlockTile<BM, BN>, Stages, Schedule, Raster>
 //
-// Schedule is one of SingleWarpgroup, ProducerConsumer<Consumers>, PersistentProducerConsumer<Consumers>
-// (kernels.cuh says what each does). Types: bf16 and fp16 inputs with C in the input type or float,
+// Schedule is one of SingleWarpgroup, ProducerConsumer<Consumers>, PersistentProducerConsumer<Consumers>,
+// PersistentPingPong (kernels.cuh says what each does). Types: bf16 and fp16 inputs with C in the input type or float,
 // and gemm::tf32 and gemm::tf32x3 (float data and C), every layout of A and B. TF32 wgmma reads its operands only
 // K-major (A row-major, B transposed): an operand stored the other way is first copied transposed
 // into stream-ordered scratch (detail/workspace.cuh; m x k or n x k floats), which costs a pass over
@@ -39,7 +39,7 @@ struct BlockTile {
 // One warpgroup of 128 threads loads (one thread issues TMA) and multiplies.
 struct SingleWarpgroup {
   static constexpr int kConsumers = 1;
-  static constexpr bool kWarpSpecialized = false, kPersistent = false;
+  static constexpr bool kWarpSpecialized = false, kPersistent = false, kPingPong = false;
   static std::string describe() { return "SingleWarpgroup"; }
 };
 
@@ -47,7 +47,7 @@ struct SingleWarpgroup {
 template <int Consumers>
 struct ProducerConsumer {
   static constexpr int kConsumers = Consumers;
-  static constexpr bool kWarpSpecialized = true, kPersistent = false;
+  static constexpr bool kWarpSpecialized = true, kPersistent = false, kPingPong = false;
   static std::string describe() { return detail::templated("ProducerConsumer", Consumers); }
 };
 
@@ -55,8 +55,17 @@ struct ProducerConsumer {
 template <int Consumers>
 struct PersistentProducerConsumer {
   static constexpr int kConsumers = Consumers;
-  static constexpr bool kWarpSpecialized = true, kPersistent = true;
+  static constexpr bool kWarpSpecialized = true, kPersistent = true, kPingPong = false;
   static std::string describe() { return detail::templated("PersistentProducerConsumer", Consumers); }
+};
+
+// PersistentProducerConsumer<2> where each math warpgroup owns whole tiles and the two take turns
+// (kernels.cuh): one's epilogue runs under the other's mainloop, for epilogues with math (a fused
+// activation). A tile is one warpgroup's accumulators: BM 64 or 128, BM x BN at most 128 x 128.
+struct PersistentPingPong {
+  static constexpr int kConsumers = 2;
+  static constexpr bool kWarpSpecialized = true, kPersistent = true, kPingPong = true;
+  static std::string describe() { return "PersistentPingPong"; }
 };
 
 // Results straight from registers to C (any C, any beta).
@@ -114,7 +123,8 @@ struct HopperPolicy {
       ((std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) && std::is_same_v<Out, float>);
 
   template <class In, Op OpA = Op::N, Op OpB = Op::N>
-  using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers>;
+  using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers,
+                                 Schedule::kPingPong>;
 
   template <class In>
   static int smem_bytes() { return Shape<In>::kSmemBytes; }
@@ -179,6 +189,7 @@ struct HopperPolicy {
     constexpr int budget = 227 * 1024 - Schedule::kConsumers * Epilogue::kBuffers - 2048;
     return budget / stage < 8 ? budget / stage : 8;
   }();
+  // (Cooperative even under PersistentPingPong: the promoted kernel does not take turns.)
   using SplitShape = sm90::BlockShape<float, Tile::BM, kSplitBN, kSplitStages, Schedule::kConsumers, Op::N, Op::T,
                                       Epilogue::kBuffers>;
 
