@@ -158,6 +158,17 @@ Status validate_epilogue(const GemmArgs<In, Out>& args, const Epilogue<Out, Act,
 // every kernel family applies args.epilogue where it combines alpha * acc + beta * C.
 // kSwapped: the caller is column-major (gemm::blas), so rows and columns of the computed problem
 // are the caller's columns and rows.
+// What the kernels of a fused call receive: the call's arguments with C and ldc pointing at D.
+template <bool kSwapped, class In, class Out, class Act, class Bias>
+EpilogueArgs<In, Out, FusedEpilogue<Act, Bias, kSwapped>> fused_args(const GemmArgs<In, Out>& args,
+                                                                     const Epilogue<Out, Act, Bias>& e) {
+  EpilogueArgs<In, Out, FusedEpilogue<Act, Bias, kSwapped>> fused;
+  static_cast<GemmArgs<In, Out>&>(fused) = args;
+  fused.C = e.D, fused.ldc = e.ldd;
+  fused.epilogue = {e.bias, e.bias_kind, e.act};
+  return fused;
+}
+
 template <class T, class Policy, class Layouts, bool kSwapped, class Out, class Act, class Bias>
 Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, cudaStream_t stream) {
   if (args.C == nullptr && args.beta == 0) args.C = e.D, args.ldc = e.ldd;  // C unread: stands for D in the checks
@@ -165,10 +176,7 @@ Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias
   if (Status s = validate_epilogue(args, e); s != Status::Success) return s;
   if (args.m == 0 || args.n == 0) return Status::Success;
   if (Status s = validate_pointers(args); s != Status::Success) return s;
-  EpilogueArgs<storage_t<T>, Out, FusedEpilogue<Act, Bias, kSwapped>> fused;
-  static_cast<GemmArgs<storage_t<T>, Out>&>(fused) = args;
-  fused.C = e.D, fused.ldc = e.ldd;
-  fused.epilogue = {e.bias, e.bias_kind, e.act};
+  const auto fused = fused_args<kSwapped>(args, e);
   const bool copy_c = args.C != e.D && args.beta != 0;
   const auto copy_c_to_d = [&](cudaStream_t s) {
     if (!copy_c) return Status::Success;

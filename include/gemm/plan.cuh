@@ -108,14 +108,17 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
   }
 }
 
-// target: plan for it without CUDA calls; null: the current device.
-template <class T, class Policy, class Layouts, class Out>
-Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target) {
+// target: plan for it without CUDA calls; null: the current device. launch: what the kernels
+// receive (args, or a fused call's EpilogueArgs), which is what Tuned decides on.
+template <class T, class Policy, class Layouts, class Out, class Launch = GemmArgs<storage_t<T>, Out>>
+Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target, const Launch* launch = nullptr,
+          Status epilogue_status = Status::Success) {
   Plan plan;
   plan.preset = Policy::name();
   if constexpr (check_types<T, Policy, Out>()) {
     bool empty = false;
     if ((plan.status = check_arguments<T, Policy>(args, empty)) != Status::Success) return plan;
+    if ((plan.status = epilogue_status) != Status::Success) return plan;
     if (empty) {
       plan.composition = "nothing";
       plan.reason = "C is empty (m or n is 0)";
@@ -133,9 +136,20 @@ Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target) {
                                    : "no product term (k = 0 or alpha = 0): C = beta * C";
       return plan;
     }
-    plan_launch<T, Policy, Layouts>(args, dev, target == nullptr, plan);
+    if (launch)
+      plan_launch<T, Policy, Layouts>(*launch, dev, target == nullptr, plan);
+    else
+      plan_launch<T, Policy, Layouts>(args, dev, target == nullptr, plan);
   }
   return plan;
+}
+
+// A fused call: the checks of run_fused, then the plan of its EpilogueArgs.
+template <class T, class Policy, class Out, class Act, class Bias>
+Plan plan_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, const Target* target) {
+  if (args.C == nullptr && args.beta == 0) args.C = e.D, args.ldc = e.ldd;  // as run_fused
+  const auto fused = fused_args<false>(args, e);
+  return plan<T, Policy, AnyOps, Out>(args, target, &fused, validate_epilogue(args, e));
 }
 
 }  // namespace detail
@@ -162,6 +176,23 @@ Plan plan(const Target& target, Op op_a, Op op_b, int m, int n, int k, scalar_t<
           int lda, const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc) {
   return detail::plan<T, Policy, detail::AnyOps, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b},
                                                       &target);
+}
+
+// A fused call (gemm::gemm with an Epilogue after ldc; C may be null when beta == 0): Tuned runs
+// some fused calls on other compositions than the same call without its epilogue.
+template <class T, class Policy = DefaultPolicy, class Out, class Act, class Bias>
+Plan plan(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+          const storage_t<T>* B, int ldb, scalar_t<T> beta, detail::ReadOnly<Out> C, int ldc,
+          const Epilogue<Out, Act, Bias>& epilogue) {
+  return detail::plan_fused<T, Policy>({m, n, k, alpha, A, lda, B, ldb, beta, const_cast<Out*>(C), ldc, op_a, op_b},
+                                       epilogue, nullptr);
+}
+template <class T, class Policy = DefaultPolicy, class Out, class Act, class Bias>
+Plan plan(const Target& target, Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A,
+          int lda, const storage_t<T>* B, int ldb, scalar_t<T> beta, detail::ReadOnly<Out> C, int ldc,
+          const Epilogue<Out, Act, Bias>& epilogue) {
+  return detail::plan_fused<T, Policy>({m, n, k, alpha, A, lda, B, ldb, beta, const_cast<Out*>(C), ldc, op_a, op_b},
+                                       epilogue, &target);
 }
 
 }  // namespace gemm

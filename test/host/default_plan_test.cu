@@ -142,3 +142,37 @@ TEST_CASE("plan answers what the call would: refusals, empty calls, no product t
   // The Hopper presets read A with TMA: a misaligned A is refused up front, as the call would.
   CHECK(plan_nn<bf16, gemm::preset::Persistent>(kH100, 256, 256, 255).status == Status::MisalignedA);
 }
+
+TEST_CASE("the default plan of a fused call: ping-pong on Hopper where 128x256 tiles make a wave", "[host][plan][epilogue]") {
+  const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu{ptr<bf16>(), 4096, ptr<bf16>(), gemm::BiasKind::PerColumn};
+  const gemm::Plan fused = gemm::plan<bf16>(kH100, Op::N, Op::N, 4096, 4096, 4096, 1, ptr<bf16>(), 4096, ptr<bf16>(),
+                                            4096, 0, nullptr, 4096, gelu);
+  CHECK(fused.status == Status::Success);
+  CHECK(has(fused.composition, "PersistentPingPong"));
+  CHECK(has(fused.composition, "BlockTile<128,128>"));
+  CHECK(has(fused.reason, "fused epilogue"));
+  // The same call without its epilogue keeps the cooperative 128x256 kernel.
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 4096).composition, "PersistentProducerConsumer"));
+  // Below a wave of 128x256 tiles, a fused call plans as a plain one.
+  const gemm::Plan small = gemm::plan<bf16>(kH100, Op::N, Op::N, 1024, 1024, 1024, 1, ptr<bf16>(), 1024, ptr<bf16>(),
+                                            1024, 0, nullptr, 1024, gelu);
+  CHECK(small.composition == plan_nn<bf16>(kH100, 1024, 1024, 1024).composition);
+  // On an A100 no ping-pong (no wgmma): the same mma.sync composition as without the epilogue.
+  const gemm::Plan a100 = gemm::plan<bf16>(kA100, Op::N, Op::N, 4096, 4096, 4096, 1, ptr<bf16>(), 4096, ptr<bf16>(),
+                                           4096, 0, nullptr, 4096, gelu);
+  CHECK(a100.composition == plan_nn<bf16>(kA100, 4096, 4096, 4096).composition);
+  // The epilogue's own checks, as in the call (a null C under beta = 0 stands for D, so a short ldd
+  // is then C's: InvalidLeadingDimensionC, as gemm::gemm answers).
+  const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> short_ldd{ptr<bf16>(), 100, ptr<bf16>(),
+                                                                   gemm::BiasKind::PerColumn};
+  CHECK(gemm::plan<bf16>(kH100, Op::N, Op::N, 4096, 4096, 4096, 1, ptr<bf16>(), 4096, ptr<bf16>(), 4096, 0,
+                         ptr<bf16>(), 4096, short_ldd)
+            .status == Status::InvalidLeadingDimensionD);
+  CHECK(gemm::plan<bf16>(kH100, Op::N, Op::N, 4096, 4096, 4096, 1, ptr<bf16>(), 4096, ptr<bf16>(), 4096, 0, nullptr,
+                         4096, short_ldd)
+            .status == Status::InvalidLeadingDimensionC);
+  const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> no_bias{ptr<bf16>(), 4096, nullptr, gemm::BiasKind::PerRow};
+  CHECK(gemm::plan<bf16>(kH100, Op::N, Op::N, 4096, 4096, 4096, 1, ptr<bf16>(), 4096, ptr<bf16>(), 4096, 0, nullptr,
+                         4096, no_bias)
+            .status == Status::NullPointerBias);
+}
