@@ -71,6 +71,14 @@ TEST_CASE("the warp-level tensor-core presets name their parts, types and shared
   CHECK(has(Tuned::describe(), "MmaSyncMath"));
   CHECK(has(Tuned::describe(), "ElementLoads<any-alignment>"));
   CHECK(has(Tuned::describe(), "AlignedOr<CpAsyncFragmentPipeline<4>,RegisterDoubleBuffer>"));
+  // The copy label follows the pipeline: AlignedOr chooses per block, the others load one way.
+  CHECK(has(Tuned::MmaMisaligned::parts(), "CpAsync<16B>-where-aligned|ElementLoads<any-alignment>"));
+  CHECK_FALSE(has(MmaSync::parts(), "where-aligned"));
+  CHECK_FALSE(has(gemm::MmaPolicy<gemm::MmaTile<64, 128, 64>, gemm::WarpTile<32, 64>, gemm::RegisterDoubleBuffer,
+                                  gemm::MmaSyncMath, gemm::SwizzledRaster<8>>::parts(),
+                  "where-aligned"));
+  // Tuned names its Hopper compositions, the ping-pong one for fused calls included.
+  CHECK(has(Tuned::describe(), "PersistentPingPong"));
   CHECK(Wmma::parts() != MultiStage::parts());
   CHECK(MmaSync::parts() != Wmma::parts());
   CHECK(Wmma::kMinArch == 80);

@@ -59,7 +59,7 @@ struct MmaPolicy {
                 "MmaPolicy: use CpAsyncMultiStage<S>, CpAsyncFragmentPipeline<S>, RegisterDoubleBuffer or AlignedOr "
                 "of a cp.async one and RegisterDoubleBuffer as the pipeline.");
   // AlignedOr: register-staged as far as the host knows, with cp.async copies where a block can use them.
-  static constexpr bool kCopiesWhereAligned = kRegisterStaged && Pipeline::kMinArch == 80;
+  static constexpr bool kCopiesWhereAligned = Pipeline::kChoosesPerBlock;
   static constexpr bool kNarrowCopies = OnMisaligned == Misaligned::ScalarPath && !kRegisterStaged;
 
   static constexpr int kMinArch = 80;

@@ -18,6 +18,7 @@ struct SingleStage {
   static constexpr int kStages = 1;
   static constexpr int kMinArch = 0;
   static constexpr bool kRegisterStaged = true;
+  static constexpr bool kChoosesPerBlock = false;  // one way of loading for every block
   static std::string describe() { return "SingleStage"; }
 
   template <class Mainloop, class Acc>
@@ -39,6 +40,7 @@ struct RegisterDoubleBuffer {
   static constexpr int kStages = 2;
   static constexpr int kMinArch = 0;
   static constexpr bool kRegisterStaged = true;
+  static constexpr bool kChoosesPerBlock = false;  // one way of loading for every block
   static std::string describe() { return "RegisterDoubleBuffer"; }
 
   template <class Mainloop, class Acc>
@@ -68,6 +70,7 @@ struct CpAsyncMultiStage {
   static constexpr int kStages = Stages;
   static constexpr int kMinArch = 80;
   static constexpr bool kRegisterStaged = false;
+  static constexpr bool kChoosesPerBlock = false;  // one way of loading for every block
   static std::string describe() { return detail::templated("CpAsyncMultiStage", Stages); }
 
   template <class Mainloop, class Acc>
@@ -106,6 +109,7 @@ struct CpAsyncFragmentPipeline {
   static constexpr int kStages = Stages;
   static constexpr int kMinArch = 80;
   static constexpr bool kRegisterStaged = false;
+  static constexpr bool kChoosesPerBlock = false;  // one way of loading for every block
   static std::string describe() { return detail::templated("CpAsyncFragmentPipeline", Stages); }
 
   template <class Mainloop, class Acc>
@@ -160,6 +164,7 @@ struct AlignedOr {
   static constexpr int kStages = Fast::kStages > Fallback::kStages ? Fast::kStages : Fallback::kStages;
   static constexpr int kMinArch = Fast::kMinArch;
   static constexpr bool kRegisterStaged = true;  // what the host may assume: any alignment is served
+  static constexpr bool kChoosesPerBlock = true;   // cp.async where a block's rows allow, else Fallback
   static std::string describe() { return "AlignedOr<" + Fast::describe() + "," + Fallback::describe() + ">"; }
 
   template <class Mainloop, class Acc>
