@@ -117,31 +117,22 @@ struct NonDeduced {
 };
 
 // The epilogue a kernel applies when it has none: the identity, so the stores compile as before.
+// (Its split form, below, is the identity too: no bias, no activation.)
 struct NoEpilogue {
   static constexpr bool kActive = false;
   template <class S>
   __host__ __device__ __forceinline__ S operator()(S v, int, int) const { return v; }
+  template <class S>
+  __host__ __device__ __forceinline__ S row_bias(int) const { return S(0); }
+  template <class S>
+  __host__ __device__ __forceinline__ S column_bias(int) const { return S(0); }
 };
 
-// The epilogue with its bias split into a row term and a column term (one of them 0): a kernel that
-// holds many elements of few rows and columns (the Hopper consumers: 2 rows and 64 columns per thread)
-// loads each term once per row or column and applies the rest per element with hoisted(). The result
+// The epilogue in split form: a kernel that holds many elements of few rows and columns (the Hopper
+// consumers: 2 rows and 64 columns per thread) loads the bias once per row (epi.row_bias, 0 unless a
+// bias per row) and per column (epi.column_bias), and applies the rest per element here. The result
 // is epi(alpha * acc, row, col)'s, except that a row bias joins the product in one fma (one rounding
-// instead of two).
-template <class S, class Epi>
-__host__ __device__ __forceinline__ S row_term(const Epi& epi, int row) {
-  if constexpr (Epi::kActive)
-    return epi.template row_bias<S>(row);
-  else
-    return S(0);
-}
-template <class S, class Epi>
-__host__ __device__ __forceinline__ S column_term(const Epi& epi, int col) {
-  if constexpr (Epi::kActive)
-    return epi.template column_bias<S>(col);
-  else
-    return S(0);
-}
+// instead of two); without an epilogue it is alpha * acc.
 template <class S, class Epi>
 __host__ __device__ __forceinline__ S hoisted(const Epi& epi, S alpha, S acc, S row_bias, S column_bias, int row,
                                               int col) {
@@ -193,11 +184,16 @@ struct FusedEpilogue {
   // The split form (see hoisted()), in the row-major problem's coordinates.
   template <class S>
   __host__ __device__ __forceinline__ S row_bias(int row) const {
-    return bias_kind == (kSwapped ? BiasKind::PerColumn : BiasKind::PerRow) ? convert<S>(load_bias(bias + row)) : S(0);
+    return bias_if<S>(kSwapped ? BiasKind::PerColumn : BiasKind::PerRow, row);
   }
   template <class S>
   __host__ __device__ __forceinline__ S column_bias(int col) const {
-    return bias_kind == (kSwapped ? BiasKind::PerRow : BiasKind::PerColumn) ? convert<S>(load_bias(bias + col)) : S(0);
+    return bias_if<S>(kSwapped ? BiasKind::PerRow : BiasKind::PerColumn, col);
+  }
+  // bias[i] when the bias is of this kind, else 0.
+  template <class S>
+  __host__ __device__ __forceinline__ S bias_if(BiasKind kind, int i) const {
+    return bias_kind == kind ? convert<S>(load_bias(bias + i)) : S(0);
   }
   template <class S>
   __host__ __device__ __forceinline__ S activate_only(S v, int row, int col) const {

@@ -153,11 +153,6 @@ Status validate_epilogue(const GemmArgs<In, Out>& args, const Epilogue<Out, Act,
   return Status::Success;
 }
 
-// A fused call. The kernels read beta * C where they write, so a D distinct from C first receives a
-// copy of C (one stream-ordered 2D copy, only when beta != 0: C itself is never written); then
-// every kernel family applies args.epilogue where it combines alpha * acc + beta * C.
-// kSwapped: the caller is column-major (gemm::blas), so rows and columns of the computed problem
-// are the caller's columns and rows.
 // What the kernels of a fused call receive: the call's arguments with C and ldc pointing at D.
 template <bool kSwapped, class In, class Out, class Act, class Bias>
 EpilogueArgs<In, Out, FusedEpilogue<Act, Bias, kSwapped>> fused_args(const GemmArgs<In, Out>& args,
@@ -169,6 +164,11 @@ EpilogueArgs<In, Out, FusedEpilogue<Act, Bias, kSwapped>> fused_args(const GemmA
   return fused;
 }
 
+// A fused call. The kernels read beta * C where they write, so a D distinct from C first receives a
+// copy of C (one stream-ordered 2D copy, only when beta != 0: C itself is never written); then
+// every kernel family applies args.epilogue where it combines alpha * acc + beta * C.
+// kSwapped: the caller is column-major (gemm::blas), so rows and columns of the computed problem
+// are the caller's columns and rows.
 template <class T, class Policy, class Layouts, bool kSwapped, class Out, class Act, class Bias>
 Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, cudaStream_t stream) {
   if (args.C == nullptr && args.beta == 0) args.C = e.D, args.ldc = e.ldd;  // C unread: stands for D in the checks

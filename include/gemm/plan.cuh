@@ -109,9 +109,9 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
 }
 
 // target: plan for it without CUDA calls; null: the current device. launch: what the kernels
-// receive (args, or a fused call's EpilogueArgs), which is what Tuned decides on.
-template <class T, class Policy, class Layouts, class Out, class Launch = GemmArgs<storage_t<T>, Out>>
-Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target, const Launch* launch = nullptr,
+// receive (args itself, or a fused call's EpilogueArgs), which is what Tuned decides on.
+template <class T, class Policy, class Layouts, class Out, class Launch>
+Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Launch& launch, const Target* target,
           Status epilogue_status = Status::Success) {
   Plan plan;
   plan.preset = Policy::name();
@@ -136,12 +136,15 @@ Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target, const L
                                    : "no product term (k = 0 or alpha = 0): C = beta * C";
       return plan;
     }
-    if (launch)
-      plan_launch<T, Policy, Layouts>(*launch, dev, target == nullptr, plan);
-    else
-      plan_launch<T, Policy, Layouts>(args, dev, target == nullptr, plan);
+    plan_launch<T, Policy, Layouts>(launch, dev, target == nullptr, plan);
   }
   return plan;
+}
+
+// A call without an epilogue: the kernels receive its arguments as they are.
+template <class T, class Policy, class Layouts, class Out>
+Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target) {
+  return plan<T, Policy, Layouts, Out>(args, args, target);
 }
 
 // A fused call: the checks of run_fused, then the plan of its EpilogueArgs.
@@ -149,7 +152,7 @@ template <class T, class Policy, class Out, class Act, class Bias>
 Plan plan_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, const Target* target) {
   if (args.C == nullptr && args.beta == 0) args.C = e.D, args.ldc = e.ldd;  // as run_fused
   const auto fused = fused_args<false>(args, e);
-  return plan<T, Policy, AnyOps, Out>(args, target, &fused, validate_epilogue(args, e));
+  return plan<T, Policy, AnyOps, Out>(args, fused, target, validate_epilogue(args, e));
 }
 
 }  // namespace detail

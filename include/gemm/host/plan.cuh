@@ -631,13 +631,14 @@ inline double estimate_ms(const Schedule& s, const Rates& r = Rates{},
       // fp32 pageable, 8 row blocks x 2 k slices predicted 0.50 ms and measured 1.00; 4 x 1, measured
       // 0.59.)
       case OpKind::StageIn:
-        dur = r.stage_us + op_bytes(s, op) / (r.stage_gbs * 1e3);
-        start = std::max(start, cpu);
-        cpu = start + dur;
-        break;
       case OpKind::StageOut:
         dur = r.stage_us + op_bytes(s, op) / (r.stage_gbs * 1e3);
-        cpu += dur;
+        if (op.kind == OpKind::StageIn) {
+          start = std::max(start, cpu);
+          cpu = start + dur;
+        } else {
+          cpu += dur;
+        }
         break;
       case OpKind::H2D:
       case OpKind::D2H:
@@ -750,10 +751,10 @@ class Planner {
       out.push_back(split_by(total, forced));
       return out;
     }
-    const int most = std::max(1, std::min(min_parts, total / std::max(min_block, 1)));
+    const int fewest = std::max(1, std::min(min_parts, total / std::max(min_block, 1)));
     for (int parts : {1, 2, 4, 8, 16}) {
       const int b = block_for(total, parts);
-      if (parts < most) continue;
+      if (parts < fewest) continue;
       if (parts > 1 && (b < min_block || b >= total)) continue;
       out.push_back(split_by(total, b));
       if (parts >= 4) out.push_back(split_tapered(total, b));

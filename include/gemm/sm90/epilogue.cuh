@@ -166,19 +166,19 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
   const int r = warp * 16 + lane / 4;
   const int pair_byte = 2 * (lane % 4) * static_cast<int>(sizeof(Out));
   const auto& epi = detail::epilogue_of(args);
-  // A fused epilogue's bias, split by hoisted(): this thread's two rows' terms once per block, and each
-  // column pair's terms once for both rows (at most 2 + BN loads instead of BN per row).
+  // A fused epilogue's bias in split form (see detail::hoisted): this thread's two rows' terms once per
+  // block, and each column pair's terms once for both rows (at most 2 + BN loads instead of BN per row).
   // Elements outside C are computed but never stored: their coordinates are clamped so that a bias
   // or a caller's functor never reads past its vectors. (Each column on its own: with an odd n, the
   // last column's pair partner lies outside C.)
   const int rows[2] = {min(row0 + r, args.m - 1), min(row0 + r + 8, args.m - 1)};
-  const float row_bias[2] = {detail::row_term<float>(epi, rows[0]), detail::row_term<float>(epi, rows[1])};
+  const float row_bias[2] = {epi.template row_bias<float>(rows[0]), epi.template row_bias<float>(rows[1])};
   // Pairs (j, g, 0) and (j, g, 1): columns 8 g + 2 (lane % 4) (+1) of chunk j, rows r and r + 8.
   const auto pairs_at = [&](int j, int g, Pair<Out> (&p)[2]) {
     const int i = 4 * (j * kGroups + g);
     const int col = col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4);
     const int cx = min(col, args.n - 1), cy = min(col + 1, args.n - 1);
-    const float bx = detail::column_term<float>(epi, cx), by = detail::column_term<float>(epi, cy);
+    const float bx = epi.template column_bias<float>(cx), by = epi.template column_bias<float>(cy);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       p[h].x = detail::convert<Out>(detail::hoisted(epi, args.alpha, acc[i + 2 * h], row_bias[h], bx, rows[h], cx));
