@@ -287,14 +287,19 @@ struct Tuned : Named<Tuned> {
   template <class T, class Args, class Visit>
   static Status hopper(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
-    // Batches: strided ones the 3-D tensor maps can read (HopperPolicy::runs_batch); a host-encoded
-    // tensor map cannot follow device pointer arrays. Others go on to the next family.
+    // Batches the Hopper kernels can read (HopperPolicy::runs_batch: strided ones as 3-D tensor maps,
+    // pointer arrays through maps written per entry on the device); others go on to the next family.
+    if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
+    const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
     if constexpr (Args::kBatching == Batch::Pointers) {
-      (void)args, (void)dev, (void)visit;
-      return Status::UnsupportedArchitecture;
+      // Two compositions only (each is compiled per layout and type for pointer arrays).
+      if (tiles(256) >= 128)
+        return visit(Pick<Hopper, T>{}, "sm_90, a pointer array of at least 128 tiles of 128x256: persistent "
+                                        "warp-specialised wgmma kernel, 128x256 tiles, tensor maps written per entry "
+                                        "on the device");
+      return visit(Pick<HopperMedium, T>{}, "sm_90, a pointer array of fewer than 128 tiles of 128x256: persistent "
+                                            "wgmma kernel, 128x128 tiles, tensor maps written per entry on the device");
     } else {
-      if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
-      const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
       const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
       if (tiles(256) >= 128) {
         if constexpr (detail::has_epilogue<Args> && !std::is_same_v<T, tf32x3>)

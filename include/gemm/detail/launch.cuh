@@ -274,6 +274,35 @@ Status launch_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream
   return Status::Success;
 }
 
+// launch_kernel with programmatic dependent launch: Kernel's blocks may start (barriers, registers)
+// while the kernel before it in the stream finishes; Kernel waits for that kernel
+// (ptx::wait_for_prior_grid) before it reads what it wrote.
+template <auto Kernel, class... Params>
+Status launch_dependent_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
+                               const Params&... params) {
+  if (grid.blocks > INT_MAX) return Status::InvalidSize;
+  if (grid.blocks == 0 || grid.batch == 0) return Status::Success;
+  const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
+  if (prepared != Status::Success) return prepared;
+  launch_counter().fetch_add(1, std::memory_order_relaxed);
+  cudaLaunchAttribute overlap[1];
+  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid.dims();
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+  config.stream = stream;
+  config.attrs = overlap;
+  config.numAttrs = 1;
+  const cudaError_t err = cudaLaunchKernelEx(&config, Kernel, params...);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return record(err, Status::LaunchFailed);
+  }
+  return Status::Success;
+}
+
 // The layouts of A and B as compile-time constants, for kernels specialised per layout.
 template <Op A, Op B>
 struct Ops {

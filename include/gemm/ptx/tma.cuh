@@ -89,6 +89,45 @@ __device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) 
 #endif
 }
 
+// Tensor maps written on the device (sm90/entry_maps.cuh): a copy of a host-encoded map in global
+// memory gets a new base address. A write of the generic proxy; TMA reads maps through the
+// tensor-map proxy, hence the fences below.
+__device__ __forceinline__ void tensormap_replace_address(CUtensorMap* map, const void* base) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(map), "l"(base) : "memory");
+#else
+  (void)map, (void)base;
+#endif
+}
+// After writing maps: they are released to the tensor-map proxy of any thread on the GPU.
+__device__ __forceinline__ void fence_tensormap_release() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+#endif
+}
+// Before this thread's first TMA copy through a map written on the device.
+__device__ __forceinline__ void fence_tensormap_acquire(const CUtensorMap* map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map) : "memory");
+#else
+  (void)map;
+#endif
+}
+
+// Programmatic dependent launch (sm_90): a kernel launched with it may start while the kernel
+// before it in the stream runs; wait_for_prior_grid blocks until that kernel has finished and its
+// writes are visible (a no-op without it), allow_dependent_launch lets the next one start.
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+
 // Orders this thread's ordinary shared-memory accesses before later async-proxy (TMA, wgmma) ones.
 __device__ __forceinline__ void fence_proxy_async() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -39,6 +39,7 @@
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
+#include "entry_maps.cuh"
 #include "epilogue.cuh"
 #include "mainloop.cuh"
 
@@ -50,11 +51,13 @@ __global__ void __launch_bounds__(128, 1)
                  const Args params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // A strided batch reads 3-D maps, entry b at z = b (z = 0 for an operand of stride 0).
+  static_assert(Args::kBatching != Batch::Pointers,
+                "Pointer arrays need per-entry tensor maps, which only the warp-specialised kernel reads.");
   constexpr bool kRank3 = Args::kBatching != Batch::None;
   if (detail::beyond_batch(params)) return;
   decltype(auto) args = detail::block_entry(params);
   const int b = static_cast<int>(detail::block_batch<Args>());
-  const int za = params.stride_a != 0 ? b : 0, zb = params.stride_b != 0 ? b : 0;
+  const OperandSource src_a{&map_a, params.stride_a != 0 ? b : 0}, src_b{&map_b, params.stride_b != 0 ? b : 0};
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
   const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM, tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
@@ -66,7 +69,7 @@ __global__ void __launch_bounds__(128, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::kStages; ++s) ptx::mbarrier_init(st.full(s), 1);
     ptx::fence_barrier_init();
-    for (int s = 0; s < Shape::kStages && s < k_blocks; ++s) st.template load<kRank3>(s, &map_a, &map_b, m0, n0, s, za, zb);
+    for (int s = 0; s < Shape::kStages && s < k_blocks; ++s) st.template load<kRank3>(s, src_a, src_b, m0, n0, s);
   }
   __syncthreads();
 
@@ -95,7 +98,7 @@ __global__ void __launch_bounds__(128, 1)
     }
     __syncthreads();  // every warp is done with the stage before it is refilled
     if (threadIdx.x == 0 && kb + Shape::kStages < k_blocks)
-      st.template load<kRank3>(pos.stage, &map_a, &map_b, m0, n0, kb + Shape::kStages, za, zb);
+      st.template load<kRank3>(pos.stage, src_a, src_b, m0, n0, kb + Shape::kStages);
     pos.advance();
   }
 
@@ -115,21 +118,25 @@ inline constexpr int kConsumerRegs = 232;
 template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                            const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store) {
+                            const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store,
+                            const EntryMaps* entry_maps) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // Work items w = b * tiles + tile over the batch's entries b (one entry without a batch): a
   // persistent block walks them gridDim.x apart, a non-persistent one takes its tile of its entry.
-  // A strided batch reads (and TMA-stores) 3-D maps, entry b at z = b (0 for an operand of stride 0).
-  constexpr bool kRank3 = Args::kBatching != Batch::None;
-  using Work = std::conditional_t<kRank3, long long, int>;
+  // A strided batch reads (and TMA-stores) 3-D maps, entry b at z = b (0 for an operand of stride 0);
+  // a pointer array reads entry b's own 2-D maps, entry_maps[b] (entry_maps.cuh).
+  constexpr bool kBatched = Args::kBatching != Batch::None;
+  constexpr bool kRank3 = Args::kBatching == Batch::Strided;
+  constexpr bool kEntryMaps = Args::kBatching == Batch::Pointers;
+  using Work = std::conditional_t<kBatched, long long, int>;
   if (!kPersistent && detail::beyond_batch(params)) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
   const int tiles_m = (params.m + Shape::BM - 1) / Shape::BM, tiles_n = (params.n + Shape::BN - 1) / Shape::BN;
   const int tiles = tiles_m * tiles_n;
   const int k_blocks = (params.k + Shape::BK - 1) / Shape::BK;
-  const Work work = kRank3 ? static_cast<Work>(tiles) * params.batch : tiles;
-  const Work first = kPersistent || !kRank3 ? static_cast<Work>(blockIdx.x)
+  const Work work = kBatched ? static_cast<Work>(tiles) * params.batch : tiles;
+  const Work first = kPersistent || !kBatched ? static_cast<Work>(blockIdx.x)
                                             : static_cast<Work>(blockIdx.x) + static_cast<Work>(tiles) * detail::block_batch<Args>();
   const Work stride = kPersistent ? static_cast<Work>(gridDim.x) : work;
   const int warpgroup = threadIdx.x / 128;
@@ -144,20 +151,60 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     ptx::tma_prefetch_descriptor(&map_b);
   }
   __syncthreads();
+  if constexpr (kEntryMaps) ptx::wait_for_prior_grid();  // write_entry_maps (launched before, overlapping)
 
   if (warpgroup == 0) {  // producer
     ptx::setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x == 0) {
+    // One thread issues the TMA loads. A pointer array's entries that TMA cannot read (A or B not
+    // 16-byte aligned: EntryMaps::tma_ab) are filled by the warpgroup's 128 threads instead.
+    if (kEntryMaps || threadIdx.x == 0) {
+      const bool issuer = threadIdx.x == 0;
+      constexpr int kFillBarrier = 5;  // (1, 2: the consumers' epilogues; 3, 4: ping-pong turns)
       RingPosition<Shape::kStages> pos;
+      OperandSource src_a{&map_a}, src_b{&map_b};
+      int entry = -1;  // whose maps src_a and src_b hold (pointer arrays)
       for (Work w = first; w < work; w += stride) {
-        const int b = kRank3 ? static_cast<int>(w / tiles) : 0;
+        const int b = kBatched ? static_cast<int>(w / tiles) : 0;
         const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
-        const int za = params.stride_a != 0 ? b : 0, zb = params.stride_b != 0 ? b : 0;
+        bool by_tma = true;
+        if constexpr (kRank3) {
+          src_a.z = params.stride_a != 0 ? b : 0, src_b.z = params.stride_b != 0 ? b : 0;
+        } else if constexpr (kEntryMaps) {
+          const EntryMaps& e = entry_maps[b];
+          by_tma = e.tma_ab;
+          if (by_tma && issuer && b != entry) {  // maps another kernel wrote: fenced before the first copy
+            src_a = {&e.a}, src_b = {&e.b};
+            ptx::fence_tensormap_acquire(&e.a);
+            ptx::fence_tensormap_acquire(&e.b);
+            entry = b;
+            if (w + stride < work) {  // the next item's maps, while this item's tiles load
+              const EntryMaps& next = entry_maps[(w + stride) / tiles];
+              ptx::fence_tensormap_acquire(&next.a);
+              ptx::fence_tensormap_acquire(&next.b);
+              ptx::tma_prefetch_descriptor(&next.a);
+              ptx::tma_prefetch_descriptor(&next.b);
+            }
+          }
+        }
         int tile_m, tile_n;
         Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
+        const int m0 = tile_m * Shape::BM, n0 = tile_n * Shape::BN;
         for (int kb = 0; kb < k_blocks; ++kb) {
-          ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);  // the first pass finds every stage free
-          st.template load<kRank3>(pos.stage, &map_a, &map_b, tile_m * Shape::BM, tile_n * Shape::BN, kb, za, zb);
+          if (by_tma) {
+            if (issuer) {
+              ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);  // the first pass finds every stage free
+              st.template load<kRank3>(pos.stage, src_a, src_b, m0, n0, kb);
+            }
+          } else if constexpr (kEntryMaps) {
+            // The threads other than the issuer skipped the TMA items: they first wait for it, so
+            // that all reach each stage's empty barrier within one fill of it (a parity wait
+            // cannot tell fills apart).
+            if (kb == 0) ptx::named_barrier_sync(kFillBarrier, 128);
+            ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);
+            st.fill(pos.stage, detail::entry_of(params, b), m0, n0, kb, threadIdx.x, 128);
+            ptx::named_barrier_sync(kFillBarrier, 128);
+            if (issuer) ptx::mbarrier_arrive(st.full(pos.stage));
+          }
           pos.advance();
         }
       }
@@ -183,10 +230,23 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       if constexpr (Shape::kPingPong) pos.advance(k_blocks);
     };
     for (Work w = mine; w < work; w += step, skip_other()) {
-      const int b = kRank3 ? static_cast<int>(w / tiles) : 0;
+      const int b = kBatched ? static_cast<int>(w / tiles) : 0;
       const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
       decltype(auto) args = detail::entry_of(params, b);
-      const bool pairs = kRank3 ? pairs_aligned(args) : pairs_unbatched;
+      const bool pairs = kBatched ? pairs_aligned(args) : pairs_unbatched;
+      // A pointer array's C map (where TMA may store this entry's C): read, fenced and its
+      // descriptor prefetched before the mainloop, which hides their latency (measured after it:
+      // 9 us more than a strided batch over 64 x 512^3).
+      const CUtensorMap* c_map = &map_c;
+      bool c_by_tma = c_store == CStore::Tma;
+      if constexpr (kEntryMaps && Shape::kEpilogueBytes > 0) {
+        c_map = &entry_maps[b].c;
+        c_by_tma = c_by_tma && entry_maps[b].c_by_tma;
+        if (c_by_tma && leader) {
+          ptx::fence_tensormap_acquire(c_map);
+          ptx::tma_prefetch_descriptor(c_map);
+        }
+      }
       int tile_m, tile_n;
       Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
       float acc[Shape::kMmaM][Shape::kAccRegs];
@@ -239,15 +299,18 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         // TMA clips stores at the matrix edge only to 16-byte granularity along a row, so a tile
         // that ends inside a row whose length is not a multiple of 16 bytes stores directly.
         const bool whole_row_end = (static_cast<long long>(args.n) * sizeof(typename Args::Output)) % 16 == 0;
-        if (c_store == CStore::Tma && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
+        if (c_by_tma && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
 #pragma unroll
           for (int mi = 0; mi < Shape::kMmaM; ++mi)
-            store_block_staged<Shape::BN, CStore::Tma, kRank3>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
+            store_block_staged<Shape::BN, CStore::Tma, kRank3>(acc[mi], args, c_map, st.epilogue(warpgroup - 1),
                                                                tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN,
                                                                warpgroup, b);
           continue;
         }
         if (c_store != CStore::Registers) {
+          // After TMA stores (a tile before this one), the buffers are written again only once
+          // those stores have read them (store_block_staged's first barrier holds the others back).
+          if (c_store == CStore::Tma && leader) ptx::bulk_wait_read<0>();
 #pragma unroll
           for (int mi = 0; mi < Shape::kMmaM; ++mi)
             store_block_staged<Shape::BN, CStore::Direct>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
@@ -265,7 +328,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     }
   }
 #else
-  (void)map_a, (void)map_b, (void)map_c, (void)params, (void)c_store;
+  (void)map_a, (void)map_b, (void)map_c, (void)params, (void)c_store, (void)entry_maps;
   __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
 #endif
 }

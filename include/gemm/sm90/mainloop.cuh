@@ -64,14 +64,22 @@ struct Stages {
   }
   __device__ std::uint64_t* empty(int s) const { return full(Shape::kStages) + s; }
 
-  // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0) (of batch
-  // entries za and zb of 3-D maps).
+  // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
   template <bool kRank3 = false>
-  __device__ void load(int s, const CUtensorMap* map_a, const CUtensorMap* map_b, int m0, int n0, int kb, int za = 0,
-                       int zb = 0) const {
+  __device__ void load(int s, const OperandSource& src_a, const OperandSource& src_b, int m0, int n0, int kb) const {
     ptx::mbarrier_arrive_expect_tx(full(s), Shape::kStageBytes);
-    Shape::TileA::template load<kRank3>(a(s), map_a, m0, kb * Shape::BK, full(s), za);
-    Shape::TileB::template load<kRank3>(b(s), map_b, n0, kb * Shape::BK, full(s), zb);
+    Shape::TileA::template load<kRank3>(a(s), src_a, m0, kb * Shape::BK, full(s));
+    Shape::TileB::template load<kRank3>(b(s), src_b, n0, kb * Shape::BK, full(s));
+  }
+
+  // load's work without TMA, for an entry TMA cannot read: thread t of `threads` writes its share
+  // of stage s (OperandTile::fill) and fences it for the tensor cores; the caller then gathers the
+  // threads and one of them arrives on full(s).
+  template <class Args>
+  __device__ void fill(int s, const Args& args, int m0, int n0, int kb, int t, int threads) const {
+    Shape::TileA::fill(a(s), args.A, args.lda, args.m, args.k, m0, kb * Shape::BK, t, threads);
+    Shape::TileB::fill(b(s), args.B, args.ldb, args.n, args.k, n0, kb * Shape::BK, t, threads);
+    ptx::fence_proxy_async();
   }
 };
 

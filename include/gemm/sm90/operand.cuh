@@ -12,6 +12,7 @@
 // Every tile starts on a 1024-byte boundary (the swizzle pattern's period), so the descriptors'
 // base-offset field stays 0.
 #include <cstdint>
+#include <type_traits>
 #include <cuda.h>
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
@@ -28,6 +29,12 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int 
   else
     ptx::tma_load_2d(dst, map, c0, c1, bar), (void)z;
 }
+
+// Where an operand's tiles come from: its tensor map, and the entry z of a 3-D map (a strided batch).
+struct OperandSource {
+  const CUtensorMap* map;
+  int z = 0;
+};
 
 template <class In, int kMN, bool kKMajor>
 struct OperandTile {
@@ -54,15 +61,44 @@ struct OperandTile {
                    : make_tensor_map(map, base, k, mn, ld, kBoxRows, kRowElems, batch, stride);
   }
 
-  // The tile at (mn0, k0) (of batch entry z, with a 3-D map) into dst; its bytes count on bar.
+  // The tile at (mn0, k0) of the operand into dst; its bytes count on bar.
   template <bool kRank3 = false>
-  __device__ static void load(void* dst, const CUtensorMap* map, int mn0, int k0, std::uint64_t* bar, int z = 0) {
+  __device__ static void load(void* dst, const OperandSource& src, int mn0, int k0, std::uint64_t* bar) {
     if constexpr (kKMajor) {
-      tma_load<kRank3>(dst, map, k0, mn0, z, bar);
+      tma_load<kRank3>(dst, src.map, k0, mn0, src.z, bar);
     } else {
 #pragma unroll
       for (int j = 0; j < kBoxes; ++j)
-        tma_load<kRank3>(static_cast<char*>(dst) + j * kBoxBytes, map, mn0 + j * kRowElems, k0, z, bar);
+        tma_load<kRank3>(static_cast<char*>(dst) + j * kBoxBytes, src.map, mn0 + j * kRowElems, k0, src.z, bar);
+    }
+  }
+
+  // The tile at (mn0, k0) of an operand TMA cannot read (a pointer-array entry not 16-byte aligned),
+  // written by thread t of `threads` with ordinary loads, in the layout TMA writes: the tile's rows
+  // of 128 bytes (box after box), the 16-byte piece p of row r at piece p ^ (r % 8), zeros outside
+  // the matrix. The matrix: mn_size x k_size, stored K-major (element (mn, k) at base[mn * ld + k])
+  // or MN-major (at base[k * ld + mn]). The caller fences before the tensor cores read the tile.
+  __device__ static void fill(void* dst, const In* base, int ld, int mn_size, int k_size, int mn0, int k0, int t,
+                              int threads) {
+    using Bits = std::conditional_t<sizeof(In) == 2, unsigned short, unsigned>;
+    constexpr int kPerPiece = 16 / static_cast<int>(sizeof(In));
+    const Bits* bits = reinterpret_cast<const Bits*>(base);
+    for (int q = t; q < kBytes / 16; q += threads) {
+      const int row = q / 8, piece = q % 8;
+      // K-major: a row is one mn, the piece runs along k; MN-major: a row is one k of box row / kBK,
+      // the piece runs along mn.
+      const int mn = kKMajor ? mn0 + row : mn0 + (row / kBK) * kRowElems + piece * kPerPiece;
+      const int k = kKMajor ? k0 + piece * kPerPiece : k0 + row % kBK;
+      alignas(16) Bits v[kPerPiece];
+#pragma unroll
+      for (int e = 0; e < kPerPiece; ++e) {
+        const int me = kKMajor ? mn : mn + e, ke = kKMajor ? k + e : k;
+        v[e] = me < mn_size && ke < k_size
+                   ? bits[kKMajor ? static_cast<long long>(me) * ld + ke : static_cast<long long>(ke) * ld + me]
+                   : Bits(0);
+      }
+      *reinterpret_cast<uint4*>(static_cast<char*>(dst) + row * 128 + (piece ^ (row % 8)) * 16) =
+          *reinterpret_cast<const uint4*>(v);
     }
   }
 

@@ -152,11 +152,14 @@ struct HopperPolicy {
     return Status::Success;
   }
 
-  // Batches run as 3-D tensor maps (batch the outer dimension) with no staging: strided batches
-  // whose A and B TMA reads as stored (16-byte-aligned pointers, rows and strides; TF32 only with A
-  // row-major and B transposed; not 3xTF32, whose split is a staging pass), each stride 0 (one
-  // operand for all) or at least one stored entry (rows x ld). Pointer arrays live on the device,
-  // where a host-encoded tensor map cannot follow them.
+  // Batches run with no staging, where TMA reads A and B as stored (TF32 only with A row-major and
+  // B transposed; not 3xTF32, whose split is a staging pass):
+  //   strided:        as 3-D tensor maps (batch the outer dimension): 16-byte-aligned pointers, rows
+  //                   and strides, each stride 0 (one operand for all) or at least one stored entry
+  //                   (rows x ld);
+  //   pointer arrays: each entry through maps written on the device (entry_maps.cuh), in the
+  //                   warp-specialised kernels: rows a multiple of 16 bytes (an entry whose A or B
+  //                   is not 16-byte aligned is loaded by the producer's threads instead of TMA).
   static bool stride_spans_entry(long long stride, long long rows, long long ld) {
     return stride == 0 || stride >= rows * ld;
   }
@@ -164,8 +167,12 @@ struct HopperPolicy {
   static bool runs_batch(const Args& a) {
     if constexpr (Args::kBatching == Batch::None) {
       return true;
-    } else if constexpr (Args::kBatching == Batch::Pointers || std::is_same_v<T, tf32x3>) {
+    } else if constexpr (std::is_same_v<T, tf32x3> || (Args::kBatching == Batch::Pointers && !Schedule::kWarpSpecialized)) {
       return false;
+    } else if constexpr (Args::kBatching == Batch::Pointers) {
+      using In = typename Args::Element;
+      const auto rows_16 = [](int ld) { return static_cast<long long>(ld) * sizeof(In) % 16 == 0; };
+      return tma_reads_a<T>(a) && tma_reads_b<T>(a) && rows_16(a.lda) && rows_16(a.ldb);
     } else {
       const int rows_a = a.op_a == Op::N ? a.m : a.k, rows_b = a.op_b == Op::N ? a.k : a.n;
       return tma_reads_a<T>(a) && tma_reads_b<T>(a) && detail::a_aligned(a, 16) && detail::b_aligned(a, 16) &&
@@ -197,7 +204,8 @@ struct HopperPolicy {
   static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
     if (detail::reads_ab(caller_args) && !runs_batch<T>(caller_args)) return Status::UnsupportedBatch;
-    if constexpr (Args::kBatching == Batch::Pointers || (Args::kBatching != Batch::None && std::is_same_v<T, tf32x3>)) {
+    if constexpr ((Args::kBatching == Batch::Pointers && !Schedule::kWarpSpecialized) ||
+                  (Args::kBatching != Batch::None && std::is_same_v<T, tf32x3>)) {
       return Status::UnsupportedBatch;  // (runs_batch refused it above; no kernel is compiled for it)
     } else if constexpr (std::is_same_v<T, tf32x3>) {
       return launch_tf32x3(caller_args, dev, stream);
@@ -245,7 +253,9 @@ struct HopperPolicy {
   template <class T, class Args>
   static std::size_t workspace_bytes(const Args& args) {
     if (!detail::reads_ab(args)) return 0;
-    if constexpr (std::is_same_v<T, tf32x3>)
+    if constexpr (Args::kBatching == Batch::Pointers)
+      return entry_maps_bytes(args);
+    else if constexpr (std::is_same_v<T, tf32x3>)
       return plan_staging<tf32x3>(args).bytes + SplitPlanes(args).bytes();
     else
       return plan_staging<T>(args).bytes;
@@ -435,9 +445,24 @@ struct HopperPolicy {
     return launch_shape<S, kernel<Args, S>()>(args, dev, stream);
   }
 
+  // A pointer array's per-entry maps (entry_maps.cuh), in scratch.
+  template <class Args>
+  static std::size_t entry_maps_bytes(const Args& args) {
+    return static_cast<std::size_t>(args.batch) * sizeof(sm90::EntryMaps);
+  }
+
   // Encodes the tensor maps and launches Kernel (prepared already) for block shape S.
   template <class S, auto kKernel, class Args>
   static Status launch_shape(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if constexpr (Args::kBatching == Batch::Pointers)
+      return launch_pointers<S, kKernel>(args, dev, stream);
+    else
+      return launch_host_maps<S, kKernel>(args, dev, stream);
+  }
+
+  // One call or a strided batch: every map encoded here.
+  template <class S, auto kKernel, class Args>
+  static Status launch_host_maps(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     // A batch: 3-D maps of `batch` entries (one entry for a stride of 0, read at z = 0).
     constexpr bool kBatched = Args::kBatching != Batch::None;
     const auto depth = [&](long long stride) -> long long { return !kBatched ? 0 : stride == 0 ? 1 : args.batch; };
@@ -475,10 +500,50 @@ struct HopperPolicy {
           return s;
       }
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
-                                            c_store);
+                                            c_store, static_cast<const sm90::EntryMaps*>(nullptr));
     } else {
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
     }
+  }
+
+  // A pointer array (warp-specialised schedules): the host encodes template maps for the entries'
+  // shape at a placeholder address (the scratch itself), write_entry_maps gives every entry its own
+  // copies in scratch, and the kernel reads them there (entry_maps.cuh).
+  template <class S, auto kKernel, class Args>
+  static Status launch_pointers(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    using In = typename Args::Element;
+    using Out = typename Args::Output;
+    detail::StreamWorkspace workspace(stream, dev.device);  // freed in stream order after the kernel
+    sm90::EntryMaps* maps = nullptr;
+    if (Status s = workspace.allocate(maps, static_cast<std::size_t>(args.batch)); s != Status::Success) return s;
+    const In* placeholder = reinterpret_cast<const In*>(maps);
+    CUtensorMap map_a, map_b, map_c{};
+    if (Status s = S::TileA::make_map(map_a, placeholder, args.m, args.k, args.lda); s != Status::Success) return s;
+    if (Status s = S::TileB::make_map(map_b, placeholder, args.n, args.k, args.ldb); s != Status::Success) return s;
+    // beta == 0 stores through shared memory: by TMA for entries whose C it can write (rows a
+    // multiple of 16 bytes here, the entry's alignment in the kernel), else by the consumers.
+    sm90::CStore c_store = sm90::CStore::Registers;
+    if (Epilogue::kBuffers > 0 && args.beta == 0)
+      c_store = static_cast<long long>(args.ldc) * sizeof(Out) % 16 == 0 ? sm90::CStore::Tma : sm90::CStore::Direct;
+    if (c_store == sm90::CStore::Tma) {
+      using Chunk = sm90::StoreChunk<Out>;
+      if (Status s = sm90::make_tensor_map(map_c, reinterpret_cast<const Out*>(maps), args.m, args.n, args.ldc,
+                                           Chunk::kRows, Chunk::kCols);
+          s != Status::Success)
+        return s;
+    }
+    constexpr int kWriters = 128;
+    if (Status s = detail::launch_kernel<&sm90::write_entry_maps<In, Out>>(
+            detail::ceil_div(args.batch, kWriters), kWriters, 0, stream, dev, map_a, map_b, map_c, args.A_array,
+            args.B_array, args.C_array, args.batch, static_cast<int>(c_store == sm90::CStore::Tma), maps);
+        s != Status::Success)
+      return s;
+    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
+    const detail::Grid grid = Schedule::kPersistent ? detail::Grid(std::min<long long>(tiles * args.batch, dev.sms))
+                                                    : detail::Grid(tiles, args.batch);
+    const sm90::EntryMaps* entry_maps = maps;
+    return detail::launch_dependent_kernel<kKernel>(grid, 128 * (S::kConsumers + 1), S::kSmemBytes, stream, dev,
+                                                    map_a, map_b, map_c, args, c_store, entry_maps);
   }
 };
 
