@@ -278,6 +278,17 @@ TEST_CASE("Pointer arrays whose entries differ in alignment", "[gpu][batched][bf
     }
 }
 
+// Points the pointer arrays at consecutive entries (a kernel, so that the GEMM after it in the
+// stream must wait for it).
+__global__ void point_entries(const __nv_bfloat16* a, const __nv_bfloat16* b, __nv_bfloat16* c, int ea, int eb, int ec,
+                              int batch, const __nv_bfloat16** pa, const __nv_bfloat16** pb, __nv_bfloat16** pc) {
+  for (int e = threadIdx.x; e < batch; e += blockDim.x) {
+    pa[e] = a + static_cast<long long>(e) * ea;
+    pb[e] = b + static_cast<long long>(e) * eb;
+    pc[e] = c + static_cast<long long>(e) * ec;
+  }
+}
+
 // On sm_90, pointer arrays whose rows are 16-byte multiples run the Hopper kernel through tensor maps
 // written per entry on the device; entries whose A or B is not 16-byte aligned are loaded by the
 // producer's threads, and C that TMA cannot store is stored by the consumers. Several tiles and
@@ -304,6 +315,73 @@ TEST_CASE("Pointer arrays on the Hopper kernel, aligned and misaligned entries",
   BatchCase tf{Case{130, 200, 100, 1.0, 0.5, 4, 4, 4}.with_ops(Op::N, Op::T), 5, 1, 2, 3};  // tf32: 4-byte elements
   tf.pointers = true;
   run_batch<gemm::preset::Tuned, gemm::tf32>(tf);
+
+  // Pointer arrays written by a kernel just before the call, in the same stream: the maps' kernel
+  // may start early (programmatic dependent launch) but must read them after that kernel.
+  {
+    using In = __nv_bfloat16;
+    const int m = 256, n = 256, k = 128, batch = 6;
+    std::vector<In> a(static_cast<size_t>(batch) * m * k), b(static_cast<size_t>(batch) * k * n);
+    gemm_test::fill_random(a);
+    gemm_test::fill_random(b);
+    gemm_test::DeviceBuffer<In> da(a.size()), db(b.size()), dc(static_cast<size_t>(batch) * m * n);
+    gemm_test::upload(da, a);
+    gemm_test::upload(db, b);
+    gemm_test::DeviceBuffer<const In*> pa(batch), pb(batch);
+    gemm_test::DeviceBuffer<In*> pc(batch);
+    CUDA_REQUIRE(cudaMemset(pa.ptr, 0, batch * sizeof(In*)));  // null until the kernel below runs
+    CUDA_REQUIRE(cudaMemset(pb.ptr, 0, batch * sizeof(In*)));
+    CUDA_REQUIRE(cudaMemset(pc.ptr, 0, batch * sizeof(In*)));
+    cudaStream_t stream;
+    CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    point_entries<<<1, 32, 0, stream>>>(da.ptr, db.ptr, dc.ptr, m * k, k * n, m * n, batch, pa.ptr, pb.ptr,
+                                                   pc.ptr);
+    CUDA_REQUIRE(cudaGetLastError());
+    REQUIRE(gemm::gemm_batched<In>(Op::N, Op::N, m, n, k, 1.0f, pa.ptr, k, pb.ptr, n, 0.0f, pc.ptr, n, batch, stream) ==
+            gemm::Status::Success);
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    CUDA_REQUIRE(cudaStreamDestroy(stream));
+    std::vector<In> out(static_cast<size_t>(batch) * m * n);
+    CUDA_REQUIRE(cudaMemcpy(out.data(), dc.ptr, out.size() * sizeof(In), cudaMemcpyDeviceToHost));
+    long long wrong = 0;
+    for (int e = 0; e < batch; ++e)
+      for (int i = 0; i < m; i += 51)
+        for (int j = 0; j < n; j += 37) {
+          double want = 0, mag = 0;
+          for (int p = 0; p < k; ++p) {
+            const double x = gemm_test::to_double(a[(static_cast<size_t>(e) * m + i) * k + p]);
+            const double y = gemm_test::to_double(b[(static_cast<size_t>(e) * k + p) * n + j]);
+            want += x * y, mag += std::fabs(x * y);
+          }
+          const double got = gemm_test::to_double(out[(static_cast<size_t>(e) * m + i) * n + j]);
+          if (!(std::fabs(got - want) <= 1e-2 * mag + 1e-6)) ++wrong;  // bf16 output: 2^-8 of the magnitude
+        }
+    CHECK(wrong == 0);
+  }
+
+  // Which path ran: on sm_90 the maps' kernel and the GEMM kernel (two launches); entries smaller
+  // than a 128x128 tile take mma.sync (one launch).
+  if (gemm_test::is_sm90()) {
+    gemm_test::DeviceBuffer<__nv_bfloat16> a(256 * 256), c(256 * 256);
+    const std::vector<__nv_bfloat16> ones(256 * 256, __float2bfloat16(1.0f));
+    CUDA_REQUIRE(cudaMemcpy(a.ptr, ones.data(), ones.size() * 2, cudaMemcpyHostToDevice));
+    const __nv_bfloat16* pa[1] = {a.ptr};
+    __nv_bfloat16* pc[1] = {c.ptr};
+    gemm_test::DeviceBuffer<const __nv_bfloat16*> arr(1);
+    gemm_test::DeviceBuffer<__nv_bfloat16*> carr(1);
+    CUDA_REQUIRE(cudaMemcpy(arr.ptr, pa, sizeof(pa), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaMemcpy(carr.ptr, pc, sizeof(pc), cudaMemcpyHostToDevice));
+    for (int size : {256, 64}) {
+      const unsigned long long before = gemm::kernel_launches();
+      REQUIRE(gemm::gemm_batched<__nv_bfloat16>(Op::N, Op::N, size, size, 64, 1.0f, arr.ptr, 256, arr.ptr, 256, 0.0f,
+                                                carr.ptr, 256, 1) == gemm::Status::Success);
+      CHECK(gemm::kernel_launches() - before == (size == 256 ? 2u : 1u));
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      std::vector<__nv_bfloat16> out(256 * 256);
+      CUDA_REQUIRE(cudaMemcpy(out.data(), c.ptr, out.size() * 2, cudaMemcpyDeviceToHost));
+      CHECK(__bfloat162float(out[(size - 1) * 256 + size - 1]) == 64.0f);  // a row of ones times a column of ones
+    }
+  }
 }
 
 TEST_CASE("A batch beyond the grid's 65535 rows of tiny matrices", "[gpu][batched][many]") {

@@ -41,7 +41,11 @@ __global__ void write_entry_maps(const __grid_constant__ CUtensorMap tmpl_a, con
                                  const __grid_constant__ CUtensorMap tmpl_c, const In* const* A_array,
                                  const In* const* B_array, Out* const* C_array, int batch, int store_c,
                                  EntryMaps* out) {
-  ptx::allow_dependent_launch();  // the GEMM kernel's blocks may set up meanwhile
+  // Launched, like the GEMM kernel after it, with programmatic dependent launch: it may start while
+  // the stream's previous kernel finishes, and waits for that kernel before reading the arrays it
+  // may have written; the GEMM kernel's blocks may set up while this one runs.
+  ptx::allow_dependent_launch();
+  ptx::wait_for_prior_grid();
   const long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (e < batch) {
     EntryMaps& maps = out[e];

@@ -533,7 +533,7 @@ struct HopperPolicy {
         return s;
     }
     constexpr int kWriters = 128;
-    if (Status s = detail::launch_kernel<&sm90::write_entry_maps<In, Out>>(
+    if (Status s = detail::launch_dependent_kernel<&sm90::write_entry_maps<In, Out>>(
             detail::ceil_div(args.batch, kWriters), kWriters, 0, stream, dev, map_a, map_b, map_c, args.A_array,
             args.B_array, args.C_array, args.batch, static_cast<int>(c_store == sm90::CStore::Tma), maps);
         s != Status::Success)
