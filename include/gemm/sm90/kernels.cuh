@@ -177,13 +177,6 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
             ptx::fence_tensormap_acquire(&e.a);
             ptx::fence_tensormap_acquire(&e.b);
             entry = b;
-            if (w + stride < work) {  // the next item's maps, while this item's tiles load
-              const EntryMaps& next = entry_maps[(w + stride) / tiles];
-              ptx::fence_tensormap_acquire(&next.a);
-              ptx::fence_tensormap_acquire(&next.b);
-              ptx::tma_prefetch_descriptor(&next.a);
-              ptx::tma_prefetch_descriptor(&next.b);
-            }
           }
         }
         int tile_m, tile_n;
@@ -235,8 +228,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       decltype(auto) args = detail::entry_of(params, b);
       const bool pairs = kBatched ? pairs_aligned(args) : pairs_unbatched;
       // A pointer array's C map (where TMA may store this entry's C): read, fenced and its
-      // descriptor prefetched before the mainloop, which hides their latency (measured after it:
-      // 9 us more than a strided batch over 64 x 512^3).
+      // descriptor prefetched before the mainloop, under which their latency hides.
       const CUtensorMap* c_map = &map_c;
       bool c_by_tma = c_store == CStore::Tma;
       if constexpr (kEntryMaps && Shape::kEpilogueBytes > 0) {
