@@ -260,47 +260,47 @@ struct Grid {
 };
 
 // Launches Kernel(params...) and counts the launch; every kernel of the library goes through here.
+// dependent: with programmatic dependent launch, Kernel's blocks may start (barriers, registers)
+// while the kernel before it in the stream finishes; Kernel then waits for that kernel
+// (ptx::wait_for_prior_grid) before it reads what it wrote.
 template <auto Kernel, class... Params>
-Status launch_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
-                     const Params&... params) {
+Status launch_kernel_as(bool dependent, Grid grid, int threads, int smem_bytes, cudaStream_t stream,
+                        const DeviceInfo& dev, const Params&... params) {
   if (grid.blocks > INT_MAX) return Status::InvalidSize;  // more tiles than one grid can hold
   if (grid.blocks == 0 || grid.batch == 0) return Status::Success;
   const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
   if (prepared != Status::Success) return prepared;
   launch_counter().fetch_add(1, std::memory_order_relaxed);
-  Kernel<<<grid.dims(), threads, smem_bytes, stream>>>(params...);
-  const cudaError_t err = cudaGetLastError();
+  cudaError_t err;
+  if (!dependent) {
+    Kernel<<<grid.dims(), threads, smem_bytes, stream>>>(params...);
+    err = cudaGetLastError();
+  } else {
+    cudaLaunchAttribute overlap[1];
+    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    overlap[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid.dims();
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+    config.stream = stream;
+    config.attrs = overlap;
+    config.numAttrs = 1;
+    err = cudaLaunchKernelEx(&config, Kernel, params...);
+    if (err != cudaSuccess) cudaGetLastError();
+  }
   if (err != cudaSuccess) return record(err, Status::LaunchFailed);
   return Status::Success;
 }
-
-// launch_kernel with programmatic dependent launch: Kernel's blocks may start (barriers, registers)
-// while the kernel before it in the stream finishes; Kernel waits for that kernel
-// (ptx::wait_for_prior_grid) before it reads what it wrote.
+template <auto Kernel, class... Params>
+Status launch_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
+                     const Params&... params) {
+  return launch_kernel_as<Kernel>(false, grid, threads, smem_bytes, stream, dev, params...);
+}
 template <auto Kernel, class... Params>
 Status launch_dependent_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
                                const Params&... params) {
-  if (grid.blocks > INT_MAX) return Status::InvalidSize;
-  if (grid.blocks == 0 || grid.batch == 0) return Status::Success;
-  const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
-  if (prepared != Status::Success) return prepared;
-  launch_counter().fetch_add(1, std::memory_order_relaxed);
-  cudaLaunchAttribute overlap[1];
-  overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  overlap[0].val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid.dims();
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
-  config.stream = stream;
-  config.attrs = overlap;
-  config.numAttrs = 1;
-  const cudaError_t err = cudaLaunchKernelEx(&config, Kernel, params...);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return record(err, Status::LaunchFailed);
-  }
-  return Status::Success;
+  return launch_kernel_as<Kernel>(true, grid, threads, smem_bytes, stream, dev, params...);
 }
 
 // The layouts of A and B as compile-time constants, for kernels specialised per layout.

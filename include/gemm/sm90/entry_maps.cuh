@@ -14,6 +14,7 @@
 // entries whose C is aligned (c_by_tma); for the others the consumers store it themselves.
 #include <cstdint>
 #include <cuda.h>
+#include "../detail/launch.cuh"
 #include "../ptx/tma.cuh"
 
 namespace gemm::sm90 {
@@ -25,8 +26,6 @@ struct alignas(128) EntryMaps {
   int c_by_tma;  // c holds the entry's C map: TMA may store it
 };
 static_assert(sizeof(EntryMaps) == 512, "EntryMaps: three 128-byte maps and two flags, 128-byte aligned.");
-
-__device__ __forceinline__ bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 // *out = tmpl with base p (16-byte aligned).
 __device__ __forceinline__ void place_map(CUtensorMap* out, const CUtensorMap& tmpl, const void* p) {
@@ -51,9 +50,9 @@ __global__ void write_entry_maps(const __grid_constant__ CUtensorMap tmpl_a, con
     EntryMaps& maps = out[e];
     const In *a = A_array[e], *b = B_array[e];
     const Out* c = C_array[e];
-    maps.tma_ab = aligned_16(a) && aligned_16(b);
+    maps.tma_ab = detail::aligned_to(a, 16) && detail::aligned_to(b, 16);
     if (maps.tma_ab) place_map(&maps.a, tmpl_a, a), place_map(&maps.b, tmpl_b, b);
-    maps.c_by_tma = store_c && aligned_16(c);
+    maps.c_by_tma = store_c && detail::aligned_to(c, 16);
     if (maps.c_by_tma) place_map(&maps.c, tmpl_c, c);
   }
   ptx::fence_tensormap_release();

@@ -171,8 +171,7 @@ struct HopperPolicy {
       return false;
     } else if constexpr (Args::kBatching == Batch::Pointers) {
       using In = typename Args::Element;
-      const auto rows_16 = [](int ld) { return static_cast<long long>(ld) * sizeof(In) % 16 == 0; };
-      return tma_reads_a<T>(a) && tma_reads_b<T>(a) && rows_16(a.lda) && rows_16(a.ldb);
+      return tma_reads_a<T>(a) && tma_reads_b<T>(a) && sm90::tma_rows<In>(a.lda) && sm90::tma_rows<In>(a.ldb);
     } else {
       const int rows_a = a.op_a == Op::N ? a.m : a.k, rows_b = a.op_b == Op::N ? a.k : a.n;
       return tma_reads_a<T>(a) && tma_reads_b<T>(a) && detail::a_aligned(a, 16) && detail::b_aligned(a, 16) &&
@@ -460,6 +459,30 @@ struct HopperPolicy {
       return launch_host_maps<S, kKernel>(args, dev, stream);
   }
 
+  // The kernel's grid: one block per SM walking the tiles (persistent), or one per tile and entry.
+  template <class S, class Args>
+  static detail::Grid grid_of(const Args& args, const detail::DeviceInfo& dev) {
+    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
+    return Schedule::kPersistent ? detail::Grid(std::min<long long>(tiles * args.batch, dev.sms))
+                                 : detail::Grid(tiles, args.batch);
+  }
+
+  // How the consumers store C: beta == 0 goes through shared memory, by TMA where it can write C
+  // (tma_writes_c), else by the consumers in row order; any other beta from registers.
+  template <class Args>
+  static sm90::CStore c_store_of(const Args& args, bool tma_writes_c) {
+    if (Epilogue::kBuffers == 0 || args.beta != 0) return sm90::CStore::Registers;
+    return tma_writes_c ? sm90::CStore::Tma : sm90::CStore::Direct;
+  }
+
+  // C's map for the TMA stores (batch > 0: a 3-D map of entries stride_c apart).
+  template <class Out>
+  static Status make_c_map(CUtensorMap& map, const Out* base, int m, int n, int ldc, long long batch = 0,
+                           long long stride_c = 0) {
+    using Chunk = sm90::StoreChunk<Out>;
+    return sm90::make_tensor_map(map, base, m, n, ldc, Chunk::kRows, Chunk::kCols, batch, stride_c);
+  }
+
   // One call or a strided batch: every map encoded here.
   template <class S, auto kKernel, class Args>
   static Status launch_host_maps(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
@@ -477,25 +500,15 @@ struct HopperPolicy {
                                       spacing(args.stride_b, rows_b, args.ldb));
         s != Status::Success)
       return s;
-    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-    const detail::Grid grid = Schedule::kPersistent ? detail::Grid(std::min<long long>(tiles * args.batch, dev.sms))
-                                                    : detail::Grid(tiles, args.batch);
+    const detail::Grid grid = grid_of<S>(args, dev);
     const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
     if constexpr (Schedule::kWarpSpecialized) {
-      using Out = typename Args::Output;
       CUtensorMap map_c{};
-      // beta == 0 stores through shared memory: by TMA where it can write C (a batch's C entries
-      // must also be whole 3-D slices, stride >= m x ldc), else by the consumers in row order.
-      sm90::CStore c_store = sm90::CStore::Registers;
-      if (Epilogue::kBuffers > 0 && args.beta == 0) {
-        const bool tma = detail::c_aligned(args, 16) &&
-                         (!kBatched || args.stride_c >= static_cast<long long>(args.m) * args.ldc);
-        c_store = tma ? sm90::CStore::Tma : sm90::CStore::Direct;
-      }
+      // TMA writes C where it is aligned and a batch's C entries are whole 3-D slices (stride >= m x ldc).
+      const sm90::CStore c_store = c_store_of(
+          args, detail::c_aligned(args, 16) && (!kBatched || args.stride_c >= static_cast<long long>(args.m) * args.ldc));
       if (c_store == sm90::CStore::Tma) {
-        using Chunk = sm90::StoreChunk<Out>;
-        if (Status s = sm90::make_tensor_map(map_c, args.C, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols,
-                                             kBatched ? args.batch : 0, args.stride_c);
+        if (Status s = make_c_map(map_c, args.C, args.m, args.n, args.ldc, kBatched ? args.batch : 0, args.stride_c);
             s != Status::Success)
           return s;
       }
@@ -520,15 +533,10 @@ struct HopperPolicy {
     CUtensorMap map_a, map_b, map_c{};
     if (Status s = S::TileA::make_map(map_a, placeholder, args.m, args.k, args.lda); s != Status::Success) return s;
     if (Status s = S::TileB::make_map(map_b, placeholder, args.n, args.k, args.ldb); s != Status::Success) return s;
-    // beta == 0 stores through shared memory: by TMA for entries whose C it can write (rows a
-    // multiple of 16 bytes here, the entry's alignment in the kernel), else by the consumers.
-    sm90::CStore c_store = sm90::CStore::Registers;
-    if (Epilogue::kBuffers > 0 && args.beta == 0)
-      c_store = static_cast<long long>(args.ldc) * sizeof(Out) % 16 == 0 ? sm90::CStore::Tma : sm90::CStore::Direct;
+    // TMA writes C where its rows allow (here) and the entry is aligned (in the kernel).
+    const sm90::CStore c_store = c_store_of(args, sm90::tma_rows<Out>(args.ldc));
     if (c_store == sm90::CStore::Tma) {
-      using Chunk = sm90::StoreChunk<Out>;
-      if (Status s = sm90::make_tensor_map(map_c, reinterpret_cast<const Out*>(maps), args.m, args.n, args.ldc,
-                                           Chunk::kRows, Chunk::kCols);
+      if (Status s = make_c_map(map_c, reinterpret_cast<const Out*>(maps), args.m, args.n, args.ldc);
           s != Status::Success)
         return s;
     }
@@ -538,12 +546,9 @@ struct HopperPolicy {
             args.B_array, args.C_array, args.batch, static_cast<int>(c_store == sm90::CStore::Tma), maps);
         s != Status::Success)
       return s;
-    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-    const detail::Grid grid = Schedule::kPersistent ? detail::Grid(std::min<long long>(tiles * args.batch, dev.sms))
-                                                    : detail::Grid(tiles, args.batch);
     const sm90::EntryMaps* entry_maps = maps;
-    return detail::launch_dependent_kernel<kKernel>(grid, 128 * (S::kConsumers + 1), S::kSmemBytes, stream, dev,
-                                                    map_a, map_b, map_c, args, c_store, entry_maps);
+    return detail::launch_dependent_kernel<kKernel>(grid_of<S>(args, dev), 128 * (S::kConsumers + 1), S::kSmemBytes,
+                                                    stream, dev, map_a, map_b, map_c, args, c_store, entry_maps);
   }
 };
 

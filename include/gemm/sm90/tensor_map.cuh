@@ -36,10 +36,15 @@ constexpr CUtensorMapDataType tensor_map_type() {
   else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
-// What TMA needs of a matrix: a 16-byte-aligned base and rows that are whole multiples of 16 bytes.
+// What TMA needs of a matrix's rows: a stride of whole multiples of 16 bytes.
+template <class T>
+bool tma_rows(int ld) {
+  return (static_cast<long long>(ld) * sizeof(T)) % 16 == 0;
+}
+// What TMA needs of a matrix: a 16-byte-aligned base and rows as tma_rows.
 template <class T>
 bool tma_compatible(const T* base, int ld) {
-  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && (static_cast<long long>(ld) * sizeof(T)) % 16 == 0;
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && tma_rows<T>(ld);
 }
 
 // A row-major matrix of rows x cols elements (row stride ld), copied in boxes of box_rows x
