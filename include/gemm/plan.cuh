@@ -9,7 +9,8 @@
 // read) and goes through the same checks and the same decision code as the call (preset::Tuned's
 // decide), so the status is the one the call would return before launching anything. With a Target
 // it plans for a device described by hand (architecture, SMs, shared memory) and makes no CUDA call
-// at all: for tests, or to see what another GPU would run.
+// at all: for tests, or to see what another GPU would run. gemm::plan_strided_batched and
+// gemm::plan_batched do the same for the batched calls.
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -76,6 +77,17 @@ struct WorkspaceOf<P, U, Args, std::void_t<decltype(P::template workspace_bytes<
   static std::size_t bytes(const Args& args) { return P::template workspace_bytes<U>(args); }
 };
 
+// Whether composition P runs this batch: its runs_batch<U>(args) where it has one (the Hopper
+// family reads only batches TMA can), else yes.
+template <class P, class U, class Args, class = void>
+struct RunsBatchOf {
+  static bool runs(const Args&) { return true; }
+};
+template <class P, class U, class Args>
+struct RunsBatchOf<P, U, Args, std::void_t<decltype(P::template runs_batch<U>(std::declval<const Args&>()))>> {
+  static bool runs(const Args& args) { return P::template runs_batch<U>(args); }
+};
+
 // "Family<parts>": the family (TiledPolicy, MmaPolicy, HopperPolicy) or preset, and its parts.
 template <class P>
 std::string composition() {
@@ -102,6 +114,7 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
     });
   } else {
     plan.status = can_run<Policy, T>(dev, check_binary);
+    if (plan.status == Status::Success && !RunsBatchOf<Policy, T, Args>::runs(args)) plan.status = Status::UnsupportedBatch;
     plan.composition = composition<Policy>();
     plan.reason = "the policy named in the call";
     plan.workspace_bytes = WorkspaceOf<Policy, T, Args>::bytes(args);
@@ -110,8 +123,8 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
 
 // target: plan for it without CUDA calls; null: the current device. launch: what the kernels
 // receive (args itself, or a fused call's EpilogueArgs), which is what Tuned decides on.
-template <class T, class Policy, class Layouts, class Out, class Launch>
-Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Launch& launch, const Target* target,
+template <class T, class Policy, class Layouts, class Out, Batch kBatch, class Launch>
+Plan plan(const GemmArgs<storage_t<T>, Out, kBatch>& args, const Launch& launch, const Target* target,
           Status epilogue_status = Status::Success) {
   Plan plan;
   plan.preset = Policy::name();
@@ -142,9 +155,9 @@ Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Launch& launch, const T
 }
 
 // A call without an epilogue: the kernels receive its arguments as they are.
-template <class T, class Policy, class Layouts, class Out>
-Plan plan(const GemmArgs<storage_t<T>, Out>& args, const Target* target) {
-  return plan<T, Policy, Layouts, Out>(args, args, target);
+template <class T, class Policy, class Layouts, class Out, Batch kBatch = Batch::None>
+Plan plan(const GemmArgs<storage_t<T>, Out, kBatch>& args, const Target* target) {
+  return plan<T, Policy, Layouts, Out, kBatch>(args, args, target);
 }
 
 // A fused call: the checks of run_fused, then the plan of its EpilogueArgs.
@@ -152,7 +165,7 @@ template <class T, class Policy, class Out, class Act, class Bias>
 Plan plan_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, const Target* target) {
   if (args.C == nullptr && args.beta == 0) args.C = e.D, args.ldc = e.ldd;  // as run_fused
   const auto fused = fused_args<false>(args, e);
-  return plan<T, Policy, AnyOps, Out>(args, fused, target, validate_epilogue(args, e));
+  return plan<T, Policy, AnyOps, Out, Batch::None>(args, fused, target, validate_epilogue(args, e));
 }
 
 }  // namespace detail
@@ -179,6 +192,57 @@ Plan plan(const Target& target, Op op_a, Op op_b, int m, int n, int k, scalar_t<
           int lda, const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc) {
   return detail::plan<T, Policy, detail::AnyOps, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b},
                                                       &target);
+}
+
+// Batched calls: gemm::gemm_strided_batched's and gemm::gemm_batched's arguments, on the current
+// device or, after a Target, on one described by hand (no CUDA call). The pointer arrays are not read.
+namespace detail {
+template <class T, class Policy, class Out>
+Plan plan_strided_batched(const Target* target, Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha,
+                          const storage_t<T>* A, int lda, long long stride_a, const storage_t<T>* B, int ldb,
+                          long long stride_b, scalar_t<T> beta, Out* C, int ldc, long long stride_c, int batch) {
+  GemmArgs<storage_t<T>, Out, Batch::Strided> args{m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b};
+  args.batch = batch, args.stride_a = stride_a, args.stride_b = stride_b, args.stride_c = stride_c;
+  return plan<T, Policy, AnyOps, Out, Batch::Strided>(args, target);
+}
+template <class T, class Policy, class Out>
+Plan plan_batched(const Target* target, Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha,
+                  const storage_t<T>* const* A_array, int lda, const storage_t<T>* const* B_array, int ldb,
+                  scalar_t<T> beta, Out* const* C_array, int ldc, int batch) {
+  GemmArgs<storage_t<T>, Out, Batch::Pointers> args{m, n, k, alpha, nullptr, lda, nullptr, ldb, beta, nullptr, ldc,
+                                                     op_a, op_b};
+  args.batch = batch, args.A_array = A_array, args.B_array = B_array, args.C_array = C_array;
+  return plan<T, Policy, AnyOps, Out, Batch::Pointers>(args, target);
+}
+}  // namespace detail
+
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan_strided_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+                          long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, scalar_t<T> beta,
+                          Out* C, int ldc, long long stride_c, int batch) {
+  return detail::plan_strided_batched<T, Policy>(nullptr, op_a, op_b, m, n, k, alpha, A, lda, stride_a, B, ldb,
+                                                 stride_b, beta, C, ldc, stride_c, batch);
+}
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan_strided_batched(const Target& target, Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha,
+                          const storage_t<T>* A, int lda, long long stride_a, const storage_t<T>* B, int ldb,
+                          long long stride_b, scalar_t<T> beta, Out* C, int ldc, long long stride_c, int batch) {
+  return detail::plan_strided_batched<T, Policy>(&target, op_a, op_b, m, n, k, alpha, A, lda, stride_a, B, ldb,
+                                                 stride_b, beta, C, ldc, stride_c, batch);
+}
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
+                  int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta, Out* const* C_array, int ldc,
+                  int batch) {
+  return detail::plan_batched<T, Policy>(nullptr, op_a, op_b, m, n, k, alpha, A_array, lda, B_array, ldb, beta,
+                                         C_array, ldc, batch);
+}
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan_batched(const Target& target, Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha,
+                  const storage_t<T>* const* A_array, int lda, const storage_t<T>* const* B_array, int ldb,
+                  scalar_t<T> beta, Out* const* C_array, int ldc, int batch) {
+  return detail::plan_batched<T, Policy>(&target, op_a, op_b, m, n, k, alpha, A_array, lda, B_array, ldb, beta,
+                                         C_array, ldc, batch);
 }
 
 // A fused call (gemm::gemm with an Epilogue after ldc; C may be null when beta == 0): Tuned runs

@@ -288,7 +288,7 @@ struct Tuned : Named<Tuned> {
   static Status hopper(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
     // Batches the Hopper kernels can read (HopperPolicy::runs_batch: strided ones as 3-D tensor maps,
-    // pointer arrays through maps written per entry on the device); others go on to the next family.
+    // pointer arrays through address maps); others go on to the next family.
     if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
     const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
     if constexpr (Args::kBatching == Batch::Pointers) {
@@ -298,10 +298,10 @@ struct Tuned : Named<Tuned> {
       if (args.m < 128 || args.n < 128) return Status::UnsupportedArchitecture;
       if (tiles(256) >= 128)
         return visit(Pick<Hopper, T>{}, "sm_90, a pointer array of at least 128 tiles of 128x256: persistent "
-                                        "warp-specialised wgmma kernel, 128x256 tiles, tensor maps written per entry "
-                                        "on the device");
+                                        "warp-specialised wgmma kernel, 128x256 tiles, entries placed in one "
+                                        "address map per operand");
       return visit(Pick<HopperMedium, T>{}, "sm_90, a pointer array of fewer than 128 tiles of 128x256: persistent "
-                                            "wgmma kernel, 128x128 tiles, tensor maps written per entry on the device");
+                                            "wgmma kernel, 128x128 tiles, entries placed in one address map per operand");
     } else {
       const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
       if (tiles(256) >= 128) {

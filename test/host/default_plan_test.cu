@@ -176,3 +176,37 @@ TEST_CASE("the default plan of a fused call: ping-pong on Hopper where 128x256 t
                          4096, no_bias)
             .status == Status::NullPointerBias);
 }
+
+TEST_CASE("the default plan for batches: Hopper where TMA can read the entries, mma.sync for small ones",
+          "[host][plan][batched]") {
+  // Pointer arrays are never read by plan: these name nothing on a device.
+  const bf16* const* a = ptr<const bf16*>();
+  bf16* const* c = ptr<bf16*>();
+  const auto pointers = [&](const gemm::Target& t, int size, int batch, int ld) {
+    return gemm::plan_batched<bf16>(t, Op::N, Op::N, size, size, size, 1, a, ld, a, ld, 0, c, ld, batch);
+  };
+  const gemm::Plan big = pointers(kH100, 512, 64, 512);
+  CHECK(big.status == Status::Success);
+  CHECK(has(big.composition, "HopperPolicy"));
+  CHECK(has(big.composition, "BlockTile<128,256>"));
+  CHECK(has(big.reason, "address map"));
+  CHECK(big.workspace_bytes == 0);  // no staging: every entry is read in place
+  CHECK(has(pointers(kH100, 256, 4, 256).composition, "BlockTile<128,128>"));  // 4 entries: 8 wide tiles
+  CHECK(has(pointers(kH100, 64, 4096, 64).composition, "MmaPolicy"));           // entries below a 128x128 tile
+  CHECK(has(pointers(kA100, 512, 64, 512).composition, "MmaPolicy"));
+  // Rows TMA cannot read (ld x 2 bytes not a multiple of 16): mma.sync.
+  CHECK(has(pointers(kH100, 512, 64, 516).composition, "MmaPolicy"));
+  // HopperPolicy named for a batch it cannot read: the status the call returns.
+  CHECK(gemm::plan_batched<bf16, gemm::preset::Tuned::Hopper>(kH100, Op::N, Op::N, 512, 512, 512, 1, a, 516, a, 516, 0, c,
+                                                        512, 64)
+            .status == Status::UnsupportedBatch);
+  // Strided: the same decision, on 3-D maps.
+  const gemm::Plan strided = gemm::plan_strided_batched<bf16>(kH100, Op::N, Op::N, 512, 512, 512, 1, ptr<bf16>(), 512,
+                                                              512 * 512, ptr<bf16>(), 512, 512 * 512, 0, ptr<bf16>(),
+                                                              512, 512 * 512, 64);
+  CHECK(strided.status == Status::Success);
+  CHECK(has(strided.composition, "HopperPolicy"));
+  CHECK(gemm::plan_strided_batched<bf16>(kH100, Op::N, Op::N, 8, 8, 8, 1, ptr<bf16>(), 8, 64, ptr<bf16>(), 8, 64, 0,
+                                         ptr<bf16>(), 8, 32, 2)
+            .status == Status::InvalidStrideC);  // C entries 32 apart overlap (64 elements each)
+}

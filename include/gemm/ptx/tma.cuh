@@ -1,6 +1,6 @@
 #pragma once
-// TMA (the bulk tensor copy engine, sm_90): 2-D tile copies between global and shared memory
-// described by a CUtensorMap; loads complete on an mbarrier, stores in bulk async-groups.
+// TMA (the bulk tensor copy engine, sm_90): tile copies between global and shared memory described
+// by a CUtensorMap of 2, 3 or 4 dimensions; loads complete on an mbarrier, stores in bulk async-groups.
 // Elements of the box outside the tensor are written as zeros, so tiles need no edge code.
 #include <cstdint>
 #include <cuda.h>
@@ -35,6 +35,20 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, i
 #endif
 }
 
+// Box at (c0, c1, c2, c3) of a 4-D tensor (an address map: c2, c3 place the matrix) into dst.
+__device__ __forceinline__ void tma_load_4d(void* dst, const CUtensorMap* map, int c0, int c1, int c2, int c3,
+                                            std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];" ::"r"(detail::smem_address(dst)),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(detail::smem_address(bar))
+      : "memory");
+#else
+  (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)c3, (void)bar;
+#endif
+}
+
 // The box at (c0, c1) of the tensor from src (shared memory); writes outside the tensor are dropped.
 // Completes in a bulk async-group of the issuing thread (bulk_commit / bulk_wait_read).
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int c0, int c1) {
@@ -55,6 +69,17 @@ __device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void*
                : "memory");
 #else
   (void)map, (void)src, (void)c0, (void)c1, (void)c2;
+#endif
+}
+
+// tma_store_2d for a 4-D tensor (an address map).
+__device__ __forceinline__ void tma_store_4d(const CUtensorMap* map, const void* src, int c0, int c1, int c2, int c3) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%1, %2, %3, %4}], [%5];" ::"l"(map),
+               "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(detail::smem_address(src))
+               : "memory");
+#else
+  (void)map, (void)src, (void)c0, (void)c1, (void)c2, (void)c3;
 #endif
 }
 
@@ -89,42 +114,12 @@ __device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) 
 #endif
 }
 
-// Tensor maps written on the device (sm90/entry_maps.cuh): a copy of a host-encoded map in global
-// memory gets a new base address. A write of the generic proxy; TMA reads maps through the
-// tensor-map proxy, hence the fences below.
-__device__ __forceinline__ void tensormap_replace_address(CUtensorMap* map, const void* base) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(map), "l"(base) : "memory");
-#else
-  (void)map, (void)base;
-#endif
-}
-// After writing maps: they are released to the tensor-map proxy of any thread on the GPU.
-__device__ __forceinline__ void fence_tensormap_release() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
-#endif
-}
-// Before this thread's first TMA copy through a map written on the device.
-__device__ __forceinline__ void fence_tensormap_acquire(const CUtensorMap* map) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(map) : "memory");
-#else
-  (void)map;
-#endif
-}
-
 // Programmatic dependent launch (sm_90): a kernel launched with it may start while the kernel
 // before it in the stream runs; wait_for_prior_grid blocks until that kernel has finished and its
-// writes are visible (a no-op without it), allow_dependent_launch lets the next one start.
+// writes are visible (a no-op without it).
 __device__ __forceinline__ void wait_for_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void allow_dependent_launch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" :::);
 #endif
 }
 

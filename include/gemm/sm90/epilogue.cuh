@@ -25,6 +25,7 @@
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
 #include "../types.cuh"
+#include "tensor_map.cuh"
 
 namespace gemm::sm90 {
 
@@ -147,12 +148,12 @@ __device__ __forceinline__ void store_chunk_direct(const char* buf, const Args& 
 enum class CStore : int { Registers, Tma, Direct };
 
 // acc: one warpgroup's 64 x BN block at (row0, col0) of C. bufs: two StoreChunk buffers, 1024-byte
-// aligned; barrier: a named barrier id of this warpgroup alone. kRank3: map_c is a batch, z the entry.
-// kMode: CStore::Tma (through map_c) or CStore::Direct (to args.C: map_c is not read).
-template <int BN, CStore kMode, bool kRank3 = false, class Args>
+// aligned; barrier: a named barrier id of this warpgroup alone. kMode: CStore::Tma (through map_c, of
+// kRank dimensions, the entry at `at` in it) or CStore::Direct (to args.C: map_c is not read).
+template <int BN, CStore kMode, int kRank = 2, class Args>
 __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], const Args& args,
                                                    const CUtensorMap* map_c, char* bufs, int row0, int col0,
-                                                   int barrier, int z = 0) {
+                                                   int barrier, MapPlace at = {}) {
   static_assert(kMode == CStore::Tma || kMode == CStore::Direct, "store_block_staged: Tma or Direct.");
   using Out = typename Args::Output;
   using Chunk = StoreChunk<Out>;
@@ -224,14 +225,12 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
       ptx::fence_proxy_async();  // the writes above, before the TMA engine reads them
       ptx::named_barrier_sync(barrier, 128);
       if (leader) {
-        if constexpr (kRank3)
-          ptx::tma_store_3d(map_c, buf, c0, row0, z);
-        else
-          ptx::tma_store_2d(map_c, buf, c0, row0), (void)z;
+        // (No store of a chunk wholly outside C: TMA faults on one through an address map.)
+        if (c0 < args.n && row0 < args.m) tma_store<kRank>(map_c, buf, c0, row0, at);
         ptx::bulk_commit();
       }
     } else {
-      (void)map_c, (void)z;
+      (void)map_c, (void)at;
       ptx::named_barrier_sync(barrier, 128);
       store_chunk_direct<Out>(buf, args, row0, c0);
     }

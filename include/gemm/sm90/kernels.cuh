@@ -39,7 +39,6 @@
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
-#include "entry_maps.cuh"
 #include "epilogue.cuh"
 #include "mainloop.cuh"
 
@@ -52,12 +51,13 @@ __global__ void __launch_bounds__(128, 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // A strided batch reads 3-D maps, entry b at z = b (z = 0 for an operand of stride 0).
   static_assert(Args::kBatching != Batch::Pointers,
-                "Pointer arrays need per-entry tensor maps, which only the warp-specialised kernel reads.");
-  constexpr bool kRank3 = Args::kBatching != Batch::None;
+                "Pointer arrays run on the warp-specialised kernel, whose producer warpgroup loads the entries "
+                "TMA cannot read.");
+  constexpr int kRank = Args::kBatching != Batch::None ? 3 : 2;
   if (detail::beyond_batch(params)) return;
   decltype(auto) args = detail::block_entry(params);
   const int b = static_cast<int>(detail::block_batch<Args>());
-  const OperandSource src_a{&map_a, params.stride_a != 0 ? b : 0}, src_b{&map_b, params.stride_b != 0 ? b : 0};
+  const OperandSource src_a{&map_a, {params.stride_a != 0 ? b : 0}}, src_b{&map_b, {params.stride_b != 0 ? b : 0}};
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
   const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM, tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(128, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::kStages; ++s) ptx::mbarrier_init(st.full(s), 1);
     ptx::fence_barrier_init();
-    for (int s = 0; s < Shape::kStages && s < k_blocks; ++s) st.template load<kRank3>(s, src_a, src_b, m0, n0, s);
+    for (int s = 0; s < Shape::kStages && s < k_blocks; ++s) st.template load<kRank>(s, src_a, src_b, m0, n0, s);
   }
   __syncthreads();
 
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(128, 1)
     }
     __syncthreads();  // every warp is done with the stage before it is refilled
     if (threadIdx.x == 0 && kb + Shape::kStages < k_blocks)
-      st.template load<kRank3>(pos.stage, src_a, src_b, m0, n0, kb + Shape::kStages);
+      st.template load<kRank>(pos.stage, src_a, src_b, m0, n0, kb + Shape::kStages);
     pos.advance();
   }
 
@@ -118,16 +118,15 @@ inline constexpr int kConsumerRegs = 232;
 template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     warp_specialized_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                            const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store,
-                            const EntryMaps* entry_maps) {
+                            const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   // Work items w = b * tiles + tile over the batch's entries b (one entry without a batch): a
   // persistent block walks them gridDim.x apart, a non-persistent one takes its tile of its entry.
   // A strided batch reads (and TMA-stores) 3-D maps, entry b at z = b (0 for an operand of stride 0);
-  // a pointer array reads entry b's own 2-D maps, entry_maps[b] (entry_maps.cuh).
+  // a pointer array reads address maps (tensor_map.cuh), entry b at the place of its pointers.
   constexpr bool kBatched = Args::kBatching != Batch::None;
-  constexpr bool kRank3 = Args::kBatching == Batch::Strided;
-  constexpr bool kEntryMaps = Args::kBatching == Batch::Pointers;
+  constexpr bool kPointers = Args::kBatching == Batch::Pointers;
+  constexpr int kRank = kPointers ? 4 : kBatched ? 3 : 2;
   using Work = std::conditional_t<kBatched, long long, int>;
   if (!kPersistent && detail::beyond_batch(params)) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -151,50 +150,48 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     ptx::tma_prefetch_descriptor(&map_b);
   }
   __syncthreads();
-  if constexpr (kEntryMaps) ptx::wait_for_prior_grid();  // write_entry_maps (launched before, overlapping)
+  // Launched with programmatic dependent launch, the set-up above may overlap the stream's previous
+  // kernel; the pointer arrays (and C) are touched only once that kernel is done.
+  if constexpr (kPointers) ptx::wait_for_prior_grid();
 
   if (warpgroup == 0) {  // producer
     ptx::setmaxnreg_dec<kProducerRegs>();
     // One thread issues the TMA loads. A pointer array's entries that TMA cannot read (A or B not
-    // 16-byte aligned: EntryMaps::tma_ab) are filled by the warpgroup's 128 threads instead.
-    if (kEntryMaps || threadIdx.x == 0) {
+    // 16-byte aligned: no place in the address map) are filled by the warpgroup's 128 threads instead.
+    if (kPointers || threadIdx.x == 0) {
       const bool issuer = threadIdx.x == 0;
       constexpr int kFillBarrier = 5;  // (1, 2: the consumers' epilogues; 3, 4: ping-pong turns)
       RingPosition<Shape::kStages> pos;
       OperandSource src_a{&map_a}, src_b{&map_b};
-      int entry = -1;  // whose maps src_a and src_b hold (pointer arrays)
       for (Work w = first; w < work; w += stride) {
         const int b = kBatched ? static_cast<int>(w / tiles) : 0;
         const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
         bool by_tma = true;
-        if constexpr (kRank3) {
-          src_a.z = params.stride_a != 0 ? b : 0, src_b.z = params.stride_b != 0 ? b : 0;
-        } else if constexpr (kEntryMaps) {
-          const EntryMaps& e = entry_maps[b];
-          by_tma = e.tma_ab;
-          if (by_tma && issuer && b != entry) {  // maps another kernel wrote: fenced before the first copy
-            src_a = {&e.a}, src_b = {&e.b};
-            ptx::fence_tensormap_acquire(&e.a);
-            ptx::fence_tensormap_acquire(&e.b);
-            entry = b;
-          }
+        decltype(auto) entry = detail::entry_of(params, b);
+        if constexpr (kPointers) {
+          by_tma = address_place(entry.A, src_a.at) && address_place(entry.B, src_b.at);
+        } else if constexpr (kBatched) {
+          src_a.at.z = params.stride_a != 0 ? b : 0, src_b.at.z = params.stride_b != 0 ? b : 0;
         }
         int tile_m, tile_n;
         Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
         const int m0 = tile_m * Shape::BM, n0 = tile_n * Shape::BN;
+        // (An address map's boxes wholly outside the entry are not copied: OperandTile::boxes_within.)
+        const int boxes_a = kPointers ? Shape::TileA::boxes_within(m0, params.m) : Shape::TileA::kBoxes;
+        const int boxes_b = kPointers ? Shape::TileB::boxes_within(n0, params.n) : Shape::TileB::kBoxes;
         for (int kb = 0; kb < k_blocks; ++kb) {
           if (by_tma) {
             if (issuer) {
               ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);  // the first pass finds every stage free
-              st.template load<kRank3>(pos.stage, src_a, src_b, m0, n0, kb);
+              st.template load<kRank>(pos.stage, src_a, src_b, m0, n0, kb, boxes_a, boxes_b);
             }
-          } else if constexpr (kEntryMaps) {
+          } else if constexpr (kPointers) {
             // The threads other than the issuer skipped the TMA items: they first wait for it, so
             // that all reach each stage's empty barrier within one fill of it (a parity wait
             // cannot tell fills apart).
             if (kb == 0) ptx::named_barrier_sync(kFillBarrier, 128);
             ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);
-            st.fill(pos.stage, detail::entry_of(params, b), m0, n0, kb, threadIdx.x, 128);
+            st.fill(pos.stage, entry, m0, n0, kb, threadIdx.x, 128);
             ptx::named_barrier_sync(kFillBarrier, 128);
             if (issuer) ptx::mbarrier_arrive(st.full(pos.stage));
           }
@@ -227,18 +224,10 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       const int tile = static_cast<int>(w - static_cast<Work>(b) * tiles);
       decltype(auto) args = detail::entry_of(params, b);
       const bool pairs = kBatched ? pairs_aligned(args) : pairs_unbatched;
-      // A pointer array's C map (where TMA may store this entry's C): read, fenced and its
-      // descriptor prefetched before the mainloop, under which their latency hides.
-      const CUtensorMap* c_map = &map_c;
+      // Where this entry's C lies in map_c (a pointer array's C only where it is 16-byte aligned).
+      MapPlace c_at{kBatched ? b : 0};
       bool c_by_tma = c_store == CStore::Tma;
-      if constexpr (kEntryMaps && Shape::kEpilogueBytes > 0) {
-        c_map = &entry_maps[b].c;
-        c_by_tma = c_by_tma && entry_maps[b].c_by_tma;
-        if (c_by_tma && leader) {
-          ptx::fence_tensormap_acquire(c_map);
-          ptx::tma_prefetch_descriptor(c_map);
-        }
-      }
+      if constexpr (kPointers) c_by_tma = c_by_tma && address_place(args.C, c_at);
       int tile_m, tile_n;
       Raster::tile(tile, tiles_m, tiles_n, tile_m, tile_n);
       float acc[Shape::kMmaM][Shape::kAccRegs];
@@ -294,9 +283,9 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         if (c_by_tma && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
 #pragma unroll
           for (int mi = 0; mi < Shape::kMmaM; ++mi)
-            store_block_staged<Shape::BN, CStore::Tma, kRank3>(acc[mi], args, c_map, st.epilogue(warpgroup - 1),
-                                                               tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN,
-                                                               warpgroup, b);
+            store_block_staged<Shape::BN, CStore::Tma, kRank>(acc[mi], args, &map_c, st.epilogue(warpgroup - 1),
+                                                              tile_m * Shape::BM + row + 64 * mi, tile_n * Shape::BN,
+                                                              warpgroup, c_at);
           continue;
         }
         if (c_store != CStore::Registers) {
@@ -320,7 +309,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     }
   }
 #else
-  (void)map_a, (void)map_b, (void)map_c, (void)params, (void)c_store, (void)entry_maps;
+  (void)map_a, (void)map_b, (void)map_c, (void)params, (void)c_store;
   __trap();  // unreachable: the host launches this only on sm_90 with sm_90a code present
 #endif
 }

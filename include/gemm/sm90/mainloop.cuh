@@ -65,11 +65,13 @@ struct Stages {
   __device__ std::uint64_t* empty(int s) const { return full(Shape::kStages) + s; }
 
   // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
-  template <bool kRank3 = false>
-  __device__ void load(int s, const OperandSource& src_a, const OperandSource& src_b, int m0, int n0, int kb) const {
-    ptx::mbarrier_arrive_expect_tx(full(s), Shape::kStageBytes);
-    Shape::TileA::template load<kRank3>(a(s), src_a, m0, kb * Shape::BK, full(s));
-    Shape::TileB::template load<kRank3>(b(s), src_b, n0, kb * Shape::BK, full(s));
+  // boxes_a, boxes_b: how many of each tile's boxes to copy (OperandTile::boxes_within), all by default.
+  template <int kRank>
+  __device__ void load(int s, const OperandSource& src_a, const OperandSource& src_b, int m0, int n0, int kb,
+                       int boxes_a = Shape::TileA::kBoxes, int boxes_b = Shape::TileB::kBoxes) const {
+    ptx::mbarrier_arrive_expect_tx(full(s), boxes_a * Shape::TileA::kBoxBytes + boxes_b * Shape::TileB::kBoxBytes);
+    Shape::TileA::template load<kRank>(a(s), src_a, m0, kb * Shape::BK, full(s), boxes_a);
+    Shape::TileB::template load<kRank>(b(s), src_b, n0, kb * Shape::BK, full(s), boxes_b);
   }
 
   // load's work without TMA, for an entry TMA cannot read: thread t of `threads` writes its share

@@ -21,19 +21,11 @@
 
 namespace gemm::sm90 {
 
-// A box of a 2-D map, or of entry z of a 3-D one.
-template <bool kRank3>
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int c0, int c1, int z, std::uint64_t* bar) {
-  if constexpr (kRank3)
-    ptx::tma_load_3d(dst, map, c0, c1, z, bar);
-  else
-    ptx::tma_load_2d(dst, map, c0, c1, bar), (void)z;
-}
-
-// Where an operand's tiles come from: its tensor map, and the entry z of a 3-D map (a strided batch).
+// Where an operand's tiles come from: its tensor map, and where in the map the matrix lies (the
+// entry of a strided batch, the address of a pointer array's entry).
 struct OperandSource {
   const CUtensorMap* map;
-  int z = 0;
+  MapPlace at{};
 };
 
 template <class In, int kMN, bool kKMajor>
@@ -61,15 +53,33 @@ struct OperandTile {
                    : make_tensor_map(map, base, k, mn, ld, kBoxRows, kRowElems, batch, stride);
   }
 
-  // The tile at (mn0, k0) of the operand into dst; its bytes count on bar.
-  template <bool kRank3 = false>
-  __device__ static void load(void* dst, const OperandSource& src, int mn0, int k0, std::uint64_t* bar) {
+  // An address map of such operands (pointer-array entries; tensor_map.cuh).
+  static Status make_address_map(CUtensorMap& map, int mn, int k, int ld) {
+    return kKMajor ? sm90::make_address_map<In>(map, mn, k, ld, kBoxRows, kRowElems)
+                   : sm90::make_address_map<In>(map, k, mn, ld, kBoxRows, kRowElems);
+  }
+
+  // How many of the tile's boxes at mn0 hold any of the operand's mn_size rows (or columns): the
+  // copies through an address map skip the others, since TMA faults on a box wholly outside an
+  // address map's matrix (measured; a 2-D or 3-D map just fills it with zeros). A skipped box's
+  // stale contents meet only rows or columns of C outside the matrix, which are never stored.
+  __device__ static int boxes_within(int mn0, int mn_size) {
+    if constexpr (kKMajor) return 1;  // (its one box starts inside the matrix)
+    else return min(kBoxes, (mn_size - mn0 + kRowElems - 1) / kRowElems);
+  }
+
+  // The tile at (mn0, k0) of the operand into dst, through a map of kRank dimensions, its first
+  // `boxes` boxes (all by default); their bytes count on bar.
+  template <int kRank>
+  __device__ static void load(void* dst, const OperandSource& src, int mn0, int k0, std::uint64_t* bar,
+                              int boxes = kBoxes) {
     if constexpr (kKMajor) {
-      tma_load<kRank3>(dst, src.map, k0, mn0, src.z, bar);
+      tma_load<kRank>(dst, src.map, k0, mn0, src.at, bar), (void)boxes;
     } else {
 #pragma unroll
       for (int j = 0; j < kBoxes; ++j)
-        tma_load<kRank3>(static_cast<char*>(dst) + j * kBoxBytes, src.map, mn0 + j * kRowElems, k0, src.z, bar);
+        if (j < boxes)
+          tma_load<kRank>(static_cast<char*>(dst) + j * kBoxBytes, src.map, mn0 + j * kRowElems, k0, src.at, bar);
     }
   }
 

@@ -157,7 +157,7 @@ struct HopperPolicy {
   //   strided:        as 3-D tensor maps (batch the outer dimension): 16-byte-aligned pointers, rows
   //                   and strides, each stride 0 (one operand for all) or at least one stored entry
   //                   (rows x ld);
-  //   pointer arrays: each entry through maps written on the device (entry_maps.cuh), in the
+  //   pointer arrays: every entry through one address map per operand (tensor_map.cuh), in the
   //                   warp-specialised kernels: rows a multiple of 16 bytes (an entry whose A or B
   //                   is not 16-byte aligned is loaded by the producer's threads instead of TMA).
   static bool stride_spans_entry(long long stride, long long rows, long long ld) {
@@ -253,7 +253,7 @@ struct HopperPolicy {
   static std::size_t workspace_bytes(const Args& args) {
     if (!detail::reads_ab(args)) return 0;
     if constexpr (Args::kBatching == Batch::Pointers)
-      return entry_maps_bytes(args);
+      return 0;  // (no staging: misaligned entries are loaded by the kernel itself)
     else if constexpr (std::is_same_v<T, tf32x3>)
       return plan_staging<tf32x3>(args).bytes + SplitPlanes(args).bytes();
     else
@@ -444,12 +444,6 @@ struct HopperPolicy {
     return launch_shape<S, kernel<Args, S>()>(args, dev, stream);
   }
 
-  // A pointer array's per-entry maps (entry_maps.cuh), in scratch.
-  template <class Args>
-  static std::size_t entry_maps_bytes(const Args& args) {
-    return static_cast<std::size_t>(args.batch) * sizeof(sm90::EntryMaps);
-  }
-
   // Encodes the tensor maps and launches Kernel (prepared already) for block shape S.
   template <class S, auto kKernel, class Args>
   static Status launch_shape(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
@@ -513,42 +507,31 @@ struct HopperPolicy {
           return s;
       }
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
-                                            c_store, static_cast<const sm90::EntryMaps*>(nullptr));
+                                            c_store);
     } else {
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
     }
   }
 
-  // A pointer array (warp-specialised schedules): the host encodes template maps for the entries'
-  // shape at a placeholder address (the scratch itself), write_entry_maps gives every entry its own
-  // copies in scratch, and the kernel reads them there (entry_maps.cuh).
+  // A pointer array (warp-specialised schedules): one address map per operand for the entries'
+  // shape, the kernel placing each entry by its pointers (tensor_map.cuh). Launched with
+  // programmatic dependent launch: its set-up overlaps the end of the stream's previous kernel.
   template <class S, auto kKernel, class Args>
   static Status launch_pointers(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    using In = typename Args::Element;
     using Out = typename Args::Output;
-    detail::StreamWorkspace workspace(stream, dev.device);  // freed in stream order after the kernel
-    sm90::EntryMaps* maps = nullptr;
-    if (Status s = workspace.allocate(maps, static_cast<std::size_t>(args.batch)); s != Status::Success) return s;
-    const In* placeholder = reinterpret_cast<const In*>(maps);
+    using Chunk = sm90::StoreChunk<Out>;
     CUtensorMap map_a, map_b, map_c{};
-    if (Status s = S::TileA::make_map(map_a, placeholder, args.m, args.k, args.lda); s != Status::Success) return s;
-    if (Status s = S::TileB::make_map(map_b, placeholder, args.n, args.k, args.ldb); s != Status::Success) return s;
+    if (Status s = S::TileA::make_address_map(map_a, args.m, args.k, args.lda); s != Status::Success) return s;
+    if (Status s = S::TileB::make_address_map(map_b, args.n, args.k, args.ldb); s != Status::Success) return s;
     // TMA writes C where its rows allow (here) and the entry is aligned (in the kernel).
     const sm90::CStore c_store = c_store_of(args, sm90::tma_rows<Out>(args.ldc));
     if (c_store == sm90::CStore::Tma) {
-      if (Status s = make_c_map(map_c, reinterpret_cast<const Out*>(maps), args.m, args.n, args.ldc);
+      if (Status s = sm90::make_address_map<Out>(map_c, args.m, args.n, args.ldc, Chunk::kRows, Chunk::kCols);
           s != Status::Success)
         return s;
     }
-    constexpr int kWriters = 128;
-    if (Status s = detail::launch_dependent_kernel<&sm90::write_entry_maps<In, Out>>(
-            detail::ceil_div(args.batch, kWriters), kWriters, 0, stream, dev, map_a, map_b, map_c, args.A_array,
-            args.B_array, args.C_array, args.batch, static_cast<int>(c_store == sm90::CStore::Tma), maps);
-        s != Status::Success)
-      return s;
-    const sm90::EntryMaps* entry_maps = maps;
     return detail::launch_dependent_kernel<kKernel>(grid_of<S>(args, dev), 128 * (S::kConsumers + 1), S::kSmemBytes,
-                                                    stream, dev, map_a, map_b, map_c, args, c_store, entry_maps);
+                                                    stream, dev, map_a, map_b, map_c, args, c_store);
   }
 };
 

@@ -1,13 +1,15 @@
 #pragma once
-// Host side of TMA: describing A and B to the copy engine. cuTensorMapEncodeTiled is a driver
-// function; it is fetched through the runtime (cudaGetDriverEntryPointByVersion), so the library
-// needs no link to libcuda. Encoding touches no device: it only fills the 128-byte CUtensorMap,
-// which travels to the kernel as a __grid_constant__ parameter.
+// TMA's tensor maps: describing A, B and C to the copy engine (host), and copying through them by
+// rank (device). cuTensorMapEncodeTiled is a driver function; it is fetched through the runtime
+// (cudaGetDriverEntryPointByVersion), so the library needs no link to libcuda. Encoding touches no
+// device: it only fills the 128-byte CUtensorMap, which travels to the kernel as a __grid_constant__
+// parameter.
 #include <cstdint>
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <type_traits>
+#include "../ptx/tma.cuh"
 #include "../status.cuh"
 #include "../types.cuh"
 
@@ -47,6 +49,21 @@ bool tma_compatible(const T* base, int ld) {
   return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && tma_rows<T>(ld);
 }
 
+// Encodes a map of `rank` dimensions (dims and byte strides innermost first) read in boxes of
+// box_rows x box_cols (x 1 x 1) with the 128-byte swizzle; elements outside it read as zeros.
+template <class T>
+Status encode_map(CUtensorMap& map, const void* base, cuuint32_t rank, const cuuint64_t* dims,
+                  const cuuint64_t* strides, int box_rows, int box_cols) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (encode == nullptr) return Status::TensorMapFailed;
+  const cuuint32_t box[4] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows), 1, 1};
+  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  const CUresult r = encode(&map, tensor_map_type<T>(), rank, const_cast<void*>(base), dims, strides, box,
+                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? Status::Success : Status::TensorMapFailed;
+}
+
 // A row-major matrix of rows x cols elements (row stride ld), copied in boxes of box_rows x
 // box_cols with the 128-byte swizzle (box_cols * sizeof(T) must be 128). Elements past the matrix
 // read as zeros. With batch > 0, a 3-D tensor of `batch` such matrices `stride` elements apart
@@ -54,18 +71,63 @@ bool tma_compatible(const T* base, int ld) {
 template <class T>
 Status make_tensor_map(CUtensorMap& map, const T* base, long long rows, long long cols, long long ld, int box_rows,
                        int box_cols, long long batch = 0, long long stride = 0) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
-  if (encode == nullptr) return Status::TensorMapFailed;
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
                               static_cast<cuuint64_t>(batch)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(ld) * sizeof(T), static_cast<cuuint64_t>(stride) * sizeof(T)};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows), 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  const cuuint32_t rank = batch > 0 ? 3 : 2;
-  const CUresult r = encode(&map, tensor_map_type<T>(), rank, const_cast<T*>(base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? Status::Success : Status::TensorMapFailed;
+  return encode_map<T>(map, base, batch > 0 ? 3 : 2, dims, strides, box_rows, box_cols);
+}
+
+// An address map: one map for every rows x cols matrix of leading dimension ld in device memory,
+// wherever it lies (the entries of a pointer array, known only on the device). Two more dimensions
+// place the matrix: element (c, r) of the matrix at address p is element (c, r, u, v) of the map,
+// where p = kAddressBase + 16 u + 2^35 v (address_place). Their strides (16 bytes, 2^35 bytes) are
+// smaller than the rows', which the encoder accepts and TMA follows: it bounds each coordinate by its
+// own dimension, so the rows' and columns' bounds still clip every box at the matrix's edges
+// (measured on the H100 with matrices ending where mapped memory ends; negative coordinates, which
+// the kernels never use, fault). Only 16-byte-aligned matrices have a place.
+inline constexpr unsigned long long kAddressBase = 16;   // (the encoder wants a nonzero, aligned base)
+inline constexpr int kAddressLowBits = 35;                // u: 2^31 steps of 16 bytes
+inline constexpr unsigned long long kAddressHigh = 1ull << 16;  // v: 2^16 steps of 2^35 bytes (to 2^51)
+
+template <class T>
+Status make_address_map(CUtensorMap& map, long long rows, long long cols, long long ld, int box_rows, int box_cols) {
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows),
+                              1ull << (kAddressLowBits - 4), kAddressHigh};
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(ld) * sizeof(T), 16, 1ull << kAddressLowBits};
+  return encode_map<T>(map, reinterpret_cast<const void*>(kAddressBase), 4, dims, strides, box_rows, box_cols);
+}
+
+// Where a matrix lies in its map beyond the matrix's own two coordinates: nowhere (a 2-D map),
+// entry z of a batch (3-D), or its address (z, w) = (u, v) in an address map (4-D).
+struct MapPlace {
+  int z = 0, w = 0;
+};
+
+// The place of the matrix at p in an address map; false if it has none (p not 16-byte aligned).
+__device__ __forceinline__ bool address_place(const void* p, MapPlace& place) {
+  const unsigned long long a = reinterpret_cast<unsigned long long>(p);
+  const unsigned long long offset = a - kAddressBase;
+  if (a % 16 != 0 || a < kAddressBase || (offset >> kAddressLowBits) >= kAddressHigh) return false;
+  place.z = static_cast<int>((offset >> 4) & ((1ull << (kAddressLowBits - 4)) - 1));
+  place.w = static_cast<int>(offset >> kAddressLowBits);
+  return true;
+}
+
+// A box at (c0, c1) of the matrix at `at` in a map of kRank dimensions, and the same for stores.
+template <int kRank>
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int c0, int c1, MapPlace at,
+                                         std::uint64_t* bar) {
+  static_assert(kRank >= 2 && kRank <= 4, "Tensor maps here have 2, 3 or 4 dimensions.");
+  if constexpr (kRank == 2) ptx::tma_load_2d(dst, map, c0, c1, bar), (void)at;
+  else if constexpr (kRank == 3) ptx::tma_load_3d(dst, map, c0, c1, at.z, bar);
+  else ptx::tma_load_4d(dst, map, c0, c1, at.z, at.w, bar);
+}
+template <int kRank>
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int c0, int c1, MapPlace at) {
+  static_assert(kRank >= 2 && kRank <= 4, "Tensor maps here have 2, 3 or 4 dimensions.");
+  if constexpr (kRank == 2) ptx::tma_store_2d(map, src, c0, c1), (void)at;
+  else if constexpr (kRank == 3) ptx::tma_store_3d(map, src, c0, c1, at.z);
+  else ptx::tma_store_4d(map, src, c0, c1, at.z, at.w);
 }
 
 }  // namespace gemm::sm90
