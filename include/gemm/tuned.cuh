@@ -150,7 +150,7 @@ struct Tuned : Named<Tuned> {
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; batches of entries up to 512x512, aligned {" + BatchMedium::parts() + "}; few large tiles, long k {" +
-           LargeSplitK::parts() + "}; small C {" + Small::parts() + "}; at most half an SM's worth of small tiles, k >= 1024 {" +
+           LargeSplitK::parts() + "}; small C {" + Small::parts() + "}; at most about one small tile per SM, k >= 256 {" +
            SmallSplitK::parts() +
            "}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
            SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
@@ -271,11 +271,16 @@ struct Tuned : Named<Tuned> {
                          : visit(Pick<LargeMisaligned, float>{}, "fp32, at least 96 tiles of 128x256, rows not "
                                                                  "16-byte aligned: 256x128 tiles, element copies");
         }
-        if (aligned && large_entries && args.k >= 2048 && large_tiles * 4 >= 96)
+        // (Split k on the large tile only where C fills it: 4096 x 128 x 4096 in 128x256 tiles took
+        // 195.5 us, in split 64x64 ones 112.8; H100, tools/plan_audit.cu.)
+        if (aligned && large_entries && args.m >= 128 && args.n >= 256 && args.k >= 2048 && large_tiles * 4 >= 96)
           return visit(Pick<LargeSplitK, float>{}, "fp32, fewer than 96 large tiles but k >= 2048: 128x256 tiles, "
                                                    "4 k slices");
-        if (aligned && few_entries && args.k >= 1024 && batch_tiles(args, 64, 64) * 2 <= dev.sms)
-          return visit(Pick<SmallSplitK, float>{}, "fp32, at most half as many 64x64 tiles as SMs and k >= 1024: "
+        // Split k over 64x64 tiles while they are about one per SM or fewer (H100: 512^3 13.5 us
+        // against 17.5 unsplit, 768^3 (144 tiles) 33.2 against 43.7, 128 x 4096 x 4096 113.0 against
+        // 123.7; 1024^3 (256 tiles) 63.0 against 57.0 unsplit).
+        if (aligned && few_entries && args.k >= 256 && batch_tiles(args, 64, 64) * 8 <= dev.sms * 9)
+          return visit(Pick<SmallSplitK, float>{}, "fp32, at most about one 64x64 tile per SM and k >= 256: "
                                                    "64x64 tiles, 4 k slices");
         return visit(Pick<Small, float>{}, "fp32, fewer than 96 tiles of 128x256: 64x64 tiles");
       }
@@ -314,6 +319,16 @@ struct Tuned : Named<Tuned> {
             return visit(Pick<HopperTall, T>{}, "sm_90, at least 128 tiles of 128x256, but 256x128 tiles take fewer "
                                                 "rounds of the SMs (a ragged n): persistent warp-specialised wgmma "
                                                 "kernel, 256x128 tiles, TMA stores");
+          // 128x128 tiles (half the work each) where they take fewer rounds of the SMs in all and k is
+          // long enough to hide their extra epilogues: 3072^3 is 288 tiles of 128x256 (3 rounds) or
+          // 576 of 128x128 (5 half rounds; H100 86.2 us against 99.1), 2047 x 2049 x 2048 144 (2) or
+          // 272 (3 half rounds; 63.7 against 67.4); but 3000 x 2000 x 1000 (2 rounds or 3 half) took
+          // 31.8 against 28.8; 4096^3 ties (4 or 8 half) and keeps 128x256 (175.9 against 185.4).
+          // tools/plan_audit.cu, benchmark/results/h100-2026-11-26-s12/plan_audit*.md.
+          if (args.k >= 2048 && rounds(tiles(128)) < 2 * rounds(tiles(256)))
+            return visit(Pick<HopperMedium, T>{}, "sm_90, at least 128 tiles of 128x256, k >= 2048, but 128x128 tiles "
+                                                  "take fewer rounds of the SMs counting each as half a round: persistent "
+                                                  "warp-specialised wgmma kernel, 128x128 tiles, TMA stores");
         }
         return visit(Pick<Hopper, T>{}, "sm_90, at least 128 tiles of 128x256: persistent warp-specialised wgmma "
                                         "kernel, 128x256 tiles, TMA stores");

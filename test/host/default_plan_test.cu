@@ -44,6 +44,10 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   CHECK(has(big.describe(), "Tuned: "));
 
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));  // 16 x 8 = 128 tiles
+  // 128x128 tiles where they take fewer rounds of the SMs, each counted as half a round: 3072^3 is 3
+  // rounds of 128x256 tiles or 5 half rounds.
+  CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).composition, "BlockTile<128,128>"));
+  CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).reason, "half a round"));
   CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 1536).composition, "BlockTile<128,128>"));  // 72 wide tiles, 144 of these
   CHECK(has(plan_nn<bf16>(kH100, 1024, 1024, 1024).composition, "BlockTile<128,64>"));
   // 136 tiles of 128x64 would be two rounds of 132 SMs: 72 tiles of 128x128 instead.
@@ -88,11 +92,15 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096, Op::N, Op::T).reason, "B stored transposed"));
   CHECK(has(plan_nn<float>(kH100, 8, 4096, 4096).reason, "m <= 16"));
   CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "TileShape<64,64,32,1,4>"));
-  CHECK(!has(plan_nn<float>(kH100, 512, 512, 512).composition, "SplitK"));
+  CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "SplitK<4>"));  // 64 small tiles: split k
+  CHECK(has(plan_nn<float>(kH100, 768, 768, 768).composition, "SplitK<4>"));  // 144: about one per SM
+  CHECK(!has(plan_nn<float>(kH100, 1024, 1024, 1024).composition, "SplitK"));  // 256 small tiles
   // A 128-row block of 1024^3 (gemm::host's pieces): 32 small tiles for 132 SMs, so k is split.
   CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).composition, "SplitK<4>"));
   CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).reason, "4 k slices"));
-  CHECK(!has(plan_nn<float>(kH100, 128, 1024, 512).composition, "SplitK"));  // short k
+  CHECK(!has(plan_nn<float>(kH100, 128, 1024, 128).composition, "SplitK"));  // short k
+  // C narrower than the large tile: split k over small tiles, not large ones.
+  CHECK(has(plan_nn<float>(kH100, 4096, 128, 4096).composition, "TileShape<64,64,32,1,4>"));
   CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).reason, "4 k slices"));  // 32 large tiles x 4 slices
 
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));

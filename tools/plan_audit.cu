@@ -1,0 +1,212 @@
+// What preset::Tuned picks, against every composition it picks from, measured: for each shape of
+// a grid, each candidate is timed (CUDA events around back-to-back calls, after warm-up, median of
+// `reps` runs), its C checked against cuBLAS's, and the row says which was fastest, which one
+// Tuned's plan names (gemm::plan, the same decision the call makes) and what Tuned's choice costs
+// against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
+// CUDA-core ones; row-major A, B and C. Usage:
+//   plan_audit [--out table.md] [--reps N]
+// Build: part of the CMake tree (target gemm_plan_audit), or
+//   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <gemm/gemm.cuh>
+#include "../examples/support.cuh"
+
+namespace audit {
+using gemm::preset::Tuned;
+using bf16 = __nv_bfloat16;
+
+struct Shape {
+  int m, n, k;
+};
+
+// Random values in [-1, 1), stored as T.
+template <class T>
+__global__ void convert_kernel(const float* in, T* out, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    out[i] = static_cast<T>(in[i]);
+}
+template <class T>
+T* random_buffer(size_t n, unsigned seed) {
+  float* f = nullptr;
+  T* p = nullptr;
+  CHECK_CUDA(cudaMalloc(&f, n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&p, n * sizeof(T)));
+  support::fill_random(f, n, seed);
+  convert_kernel<<<1024, 256>>>(f, p, n);
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaFree(f));
+  return p;
+}
+
+// Milliseconds per call: back-to-back calls (about 2 ms of them) between two events, after a
+// warm-up; the median of reps such runs.
+template <class Call>
+double ms_per_call(Call call, int reps) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  const auto run = [&](int calls) {
+    CHECK_CUDA(cudaEventRecord(start));
+    for (int i = 0; i < calls; ++i) call();
+    CHECK_CUDA(cudaEventRecord(stop));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    return double(ms) / calls;
+  };
+  const double first = run(3);
+  const int calls = std::max(1, int(2.0 / first));
+  run(calls);
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(run(calls));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <class P>
+std::string composition() {
+  return std::string(P::name()) + "<" + P::parts() + ">";
+}
+
+template <class T>
+struct Audit {
+  using Out = T;
+  const char* type;
+  std::vector<const char*> names;  // the candidates' short names
+  std::vector<Shape> shapes;
+  int reps = 11;
+  std::string md;
+  std::vector<double> regrets;
+
+  // Runs one shape: candidate i's time in ms (infinite if it failed or was wrong).
+  template <class... P>
+  void shape(const Shape& s, cublasHandle_t h) {
+    const int m = s.m, n = s.n, k = s.k;
+    T* A = random_buffer<T>(size_t(m) * k, 11u);
+    T* B = random_buffer<T>(size_t(k) * n, 12u);
+    Out* C = nullptr;
+    CHECK_CUDA(cudaMalloc(&C, size_t(m) * n * sizeof(Out)));
+    // cuBLAS's C^T = B^T A^T (column-major), the reference and the time beside ours.
+    const float one = 1, zero = 0;
+    const auto cublas = [&] {
+      const cudaDataType_t dt = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_16BF;
+      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, dt, n, A, dt, k, &zero, C, dt, n,
+                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    };
+    const double t_cublas = ms_per_call(cublas, reps);
+    std::vector<Out> ref(size_t(m) * n), got(ref.size());
+    cublas();
+    CHECK_CUDA(cudaMemcpy(ref.data(), C, ref.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+    double scale = 0;
+    for (const Out& x : ref) scale = std::max(scale, std::fabs(double(static_cast<float>(x))));
+    const double tolerance = (std::is_same_v<T, float> ? 1e-4 : 1e-2) * scale;
+
+    std::vector<double> t;
+    std::vector<std::string> comps;
+    const auto candidate = [&](auto tag) {
+      using Policy = typename decltype(tag)::type;
+      comps.push_back(composition<Policy>());
+      const auto call = [&] { return gemm::gemm<T, Policy>(m, n, k, 1.f, A, k, B, n, 0.f, C, n); };
+      CHECK_CUDA(cudaMemset(C, 0xff, size_t(m) * n * sizeof(Out)));
+      bool ok = call() == gemm::Status::Success;
+      CHECK_CUDA(cudaDeviceSynchronize());
+      CHECK_CUDA(cudaMemcpy(got.data(), C, got.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+      for (size_t i = 0; ok && i < got.size(); ++i)
+        ok = std::fabs(double(static_cast<float>(got[i])) - double(static_cast<float>(ref[i]))) <= tolerance;
+      t.push_back(ok ? ms_per_call(call, reps) : INFINITY);
+    };
+    (candidate(std::common_type<P>{}), ...);
+    const gemm::Plan plan = gemm::plan<T>(m, n, k, 1.f, A, k, B, n, 0.f, C, n);
+    const size_t best = std::min_element(t.begin(), t.end()) - t.begin();
+    const size_t pick = std::find(comps.begin(), comps.end(), plan.composition) - comps.begin();
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "| %s | %dx%dx%d | %.1f |", type, m, n, k, t_cublas * 1e3);
+    std::string row = buf;
+    for (double x : t) std::snprintf(buf, sizeof buf, " %.1f |", x * 1e3), row += buf;
+    const double regret = pick < t.size() ? t[pick] / t[best] - 1 : NAN;
+    if (pick < t.size()) regrets.push_back(regret);
+    std::snprintf(buf, sizeof buf, " %s | %s | %.1f%% | %.1f%% |\n", names[best],
+                  pick < t.size() ? names[pick] : "(other)", 100 * regret,
+                  pick < t.size() ? 100 * t_cublas / t[pick] : NAN);
+    row += buf;
+    std::fputs(row.c_str(), stderr);
+    md += row;
+    cudaFree(A), cudaFree(B), cudaFree(C);
+  }
+
+  template <class... P>
+  void run(cublasHandle_t h) {
+    md += "| type | m x n x k | cuBLAS us |";
+    for (const char* name : names) md += std::string(" ") + name + " us |";
+    md += " fastest | Tuned picks | regret | Tuned / cuBLAS |\n|---|---|---:|";
+    for (size_t i = 0; i < names.size(); ++i) md += "---:|";
+    md += "---|---|---:|---:|\n";
+    for (const Shape& s : shapes) shape<P...>(s, h);
+    double worst = 0, sum = 0;
+    for (double r : regrets) worst = std::max(worst, r), sum += r;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "\n%s: Tuned's pick is the fastest candidate or within %.1f%% of it on all %zu shapes "
+                  "(mean regret %.2f%%).\n\n", type, 100 * worst, regrets.size(), 100 * sum / regrets.size());
+    md += buf;
+  }
+};
+
+}  // namespace audit
+
+int main(int argc, char** argv) {
+  using namespace audit;
+  const char* out_path = nullptr;
+  int reps = 11;
+  std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
+  bool bf16_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--bf16") ) bf16_only = true;
+    Shape s{};
+    if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
+      only.push_back(s);
+  }
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  std::string md = std::string("Tuned's plan against its candidates, ") + prop.name + ", row-major NN, ms per call as " +
+                   "the median of " + std::to_string(reps) + " event-timed runs of back-to-back calls; times in us.\n\n";
+  // Square sizes, ragged ones (rounds of the SMs), flat and tall, and long or short k.
+  std::vector<Shape> shapes = {
+      {256, 256, 256},    {512, 512, 512},    {768, 768, 768},     {1024, 1024, 1024}, {1023, 1025, 1021},
+      {1536, 1536, 1536}, {2048, 2048, 2048}, {2047, 2049, 2048},  {3072, 3072, 3072}, {4096, 4096, 4096},
+      {4095, 4097, 4093}, {4096, 4097, 4096}, {6144, 6144, 6144},  {8192, 8192, 8192}, {512, 8192, 4096},
+      {8192, 512, 4096},  {1024, 4096, 8192}, {4096, 1024, 8192},  {2048, 2048, 512},  {2048, 2048, 16384},
+      {3000, 2000, 1000}, {5000, 3000, 2000}, {128, 4096, 4096},   {4096, 128, 4096},  {16, 4096, 4096}};
+  if (!only.empty()) shapes = only;
+  if (prop.major == 9) {
+    Audit<bf16> bf{"bf16", {"128x256", "256x128", "128x128", "128x64"}, shapes, reps};
+    bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperMedium, Tuned::HopperSmall>(h);
+    md += bf.md;
+  }
+  if (!bf16_only) {
+    // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
+    cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
+    Audit<float> fp{"float", {"Large", "LargeMisaligned", "LargeSplitK", "Small", "SmallSplitK", "Skinny"}, shapes, reps};
+    fp.run<Tuned::Large, Tuned::LargeMisaligned, Tuned::LargeSplitK, Tuned::Small, Tuned::SmallSplitK, Tuned::Skinny>(h);
+    md += fp.md;
+  }
+  std::printf("%s", md.c_str());
+  if (out_path) {
+    if (FILE* f = std::fopen(out_path, "w")) std::fputs(md.c_str(), f), std::fclose(f);
+  }
+  cublasDestroy(h);
+  return 0;
+}
