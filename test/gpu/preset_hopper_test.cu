@@ -164,6 +164,18 @@ TEST_CASE("Tuned's Hopper compositions pack operands that TMA cannot read", "[gp
         gemm_test::run_case<H, __half, float>(c.with_ops(a, b));
         gemm_test::run_case<H, gemm::tf32>(c.with_ops(a, b));
       }
+  // Rows TMA reads, but slowly (not on 64-byte multiples), of an operand stored MN-major beside a C
+  // at least 4096 long on its other side are copied too: B stored k x n with n = 40 (rows of 80
+  // bytes), A stored k x m with m = 40. The plan shows the copy (its scratch), the case its result.
+  gemm_test::DeviceBuffer<__nv_bfloat16> any(64);
+  const auto scratch = [&](Op oa, Op ob, int m, int n, int k, int lda, int ldb) {
+    return gemm::plan<__nv_bfloat16>(oa, ob, m, n, k, 1.f, any.ptr, lda, any.ptr, ldb, 0.f, any.ptr, n).workspace_bytes;
+  };
+  CHECK(scratch(Op::N, Op::N, 4096, 40, 72, 72, 40) == 72 * 64 * 2);  // B: 72 rows of 64
+  CHECK(scratch(Op::T, Op::T, 40, 4096, 72, 40, 72) == 72 * 64 * 2);  // A: 72 rows of 64
+  CHECK(scratch(Op::N, Op::N, 4096, 64, 72, 72, 64) == 0);            // rows of 128 bytes: read as stored
+  gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(Case{4096, 40, 72, 1.0, 0.5});
+  gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(Case{40, 4096, 72, -1.0, 0.0}.with_ops(Op::T, Op::T));
 }
 
 // Tuned's 256x128 tiles (for a ragged n) on their own: two m64 wgmmas per warpgroup and k step, and

@@ -57,19 +57,27 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   const gemm::Plan odd = plan_nn<bf16>(kH100, 4095, 4097, 4093);
   CHECK(has(odd.composition, "HopperPolicy"));
   CHECK(has(odd.composition, "PackMisalignedOperands"));
-  // A and B are copied with rows padded to 16 bytes: 4095 x 4096 + 4093 x 4104 bf16.
-  CHECK(odd.workspace_bytes >= (4095ull * 4096 + 4093ull * 4104) * 2);
-  CHECK(odd.workspace_bytes < (4095ull * 4096 + 4093ull * 4104) * 2 + 2 * 256);
-  // beta != 0: C is read, so it is computed in an aligned copy too (4095 x 4104 more).
+  // A and B are copied with rows padded to 64 bytes: 4095 x 4096 + 4093 x 4128 bf16.
+  CHECK(odd.workspace_bytes >= (4095ull * 4096 + 4093ull * 4128) * 2);
+  CHECK(odd.workspace_bytes < (4095ull * 4096 + 4093ull * 4128) * 2 + 2 * 256);
+  // beta != 0: C is read, so it is computed in an aligned copy too (4095 x 4128 more).
   const gemm::Plan odd_beta = gemm::plan<bf16>(kH100, Op::N, Op::N, 4095, 4097, 4093, 1, ptr<bf16>(), 4093, ptr<bf16>(),
                                                4097, 1, ptr<bf16>(), 4097);
-  CHECK(odd_beta.workspace_bytes >= (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2);
-  CHECK(odd_beta.workspace_bytes < (4095ull * 4096 + 4093ull * 4104 + 4095ull * 4104) * 2 + 3 * 256);
+  CHECK(odd_beta.workspace_bytes >= (4095ull * 4096 + 4093ull * 4128 + 4095ull * 4128) * 2);
+  CHECK(odd_beta.workspace_bytes < (4095ull * 4096 + 4093ull * 4128 + 4095ull * 4128) * 2 + 3 * 256);
   // A ragged n: 16 x 33 tiles of 256x128 are four rounds of 132 SMs, 32 x 17 of 128x256 five.
   CHECK(has(odd.composition, "BlockTile<256,128>"));
   CHECK(has(odd.reason, "256x128"));
   CHECK(has(plan_nn<bf16>(kH100, 4096, 4097, 4096).composition, "BlockTile<256,128>"));
   CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 4100).composition, "BlockTile<128,256>"));  // ragged k only
+  // TMA reads B's rows of 8080 bytes (n = 4040), but slowly (not on 64-byte multiples): B (stored
+  // k x n, MN-major) is copied with rows of 4064 (8128 bytes), for C at least 4096 rows tall; A stored m x k
+  // (K-major, read fast) is not copied; nor is B with rows on 64-byte multiples, or for a short C.
+  CHECK(plan_nn<bf16>(kH100, 4096, 4040, 4096).workspace_bytes == 4096ull * 4064 * 2);
+  CHECK(plan_nn<bf16>(kH100, 4096, 4096, 4040).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH100, 4096, 4000, 4096).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH100, 3000, 4040, 4096).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH100, 4040, 4096, 4096, Op::T, Op::N, 4040).workspace_bytes == 4096ull * 4064 * 2);  // A k x m
   CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 4093).composition, "BlockTile<128,256>"));  // 512 tiles either way
   CHECK(has(plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kH100, 4096, 4097, 4096).composition,
             "BlockTile<128,256>"));

@@ -337,7 +337,15 @@ struct HopperPolicy {
   // read (and that TMA can store to), in one stream-ordered allocation.
   //   A, B: TF32 wgmma reads only K-major operands, so an A stored k x m or a B stored k x n is copied
   //         transposed (k contiguous); with PackMisalignedOperands, an operand TMA cannot read is
-  //         copied with 16-byte-aligned rows.
+  //         copied with 64-byte-aligned rows, and so is an MN-major operand (A stored k x m, B k x n)
+  //         whose rows TMA reads but slowly: rows not on 64-byte multiples, for a C at least
+  //         kPackSlowRowsFrom wide on the operand's other side (the copy costs less there than it
+  //         saves). Measured on the H100, bf16 NN, 128x256 tiles: B rows of 8080 bytes (n = 4040)
+  //         made 4096 x 4040 x 4096 237.0 us against 174.6 for n = 4096, 8192 x 8120 x 8120 2136
+  //         against 1373 for 8192^3; K-major rows cost little (A rows of 8080 bytes: 179.3), and
+  //         rows on 64-byte multiples nothing (n = 4000, rows of 8000 bytes: 172.6). With B copied:
+  //         8192 x 8120 x 8120 1503 us (cuBLAS 1512), 4096 x 4040 x 4096 205 (cuBLAS 192), 5000 x
+  //         3000 x 2000 109 (122); but 3000 x 2000 x 1000 took 33.3 against 29.5, hence 4096.
   //   C:    with PackMisalignedOperands, a C of at least 2^22 elements whose rows are not 16-byte
   //         aligned (an odd ldc of bf16) that the kernel reads (beta != 0, or 3xTF32's later passes)
   //         is computed in an aligned copy (which first receives C) and copied back after the
@@ -352,6 +360,8 @@ struct HopperPolicy {
   };
 
   static constexpr long long kStageCFromElements = 1 << 22;
+  static constexpr int kPackSlowRowsFrom = 4096;
+  static constexpr int kPackedRowBytes = 64;  // what the copies' rows are aligned to
 
   template <class T, class Args>
   static Staging plan_staging(const Args& args) {
@@ -372,13 +382,15 @@ struct HopperPolicy {
       if (std::is_same_v<T, tf32> && !k_major) {
         st.kind[x] = Staging::Transpose;
         st.rows[x] = mn[x], st.row_len[x] = args.k;
-      } else if (Operands::kPack && !sm90::tma_compatible(stored[x], lds[x])) {  // (never a batch: runs_batch)
+      } else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) ||  // (never a batch: runs_batch)
+                                     (Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
+                                      (static_cast<long long>(lds[x]) * sizeof(In)) % kPackedRowBytes != 0))) {
         st.kind[x] = Staging::Pack;
         st.rows[x] = k_major ? mn[x] : args.k, st.row_len[x] = k_major ? args.k : mn[x];
       } else {
         continue;
       }
-      st.ld[x] = aligned_ld(st.row_len[x], detail::kElemsPer16B<In>);
+      st.ld[x] = aligned_ld(st.row_len[x], kPackedRowBytes / static_cast<int>(sizeof(In)));
       reserve(x, sizeof(In));
     }
     // A small C costs more in the extra launch and allocation than its stores from registers do.
@@ -387,7 +399,7 @@ struct HopperPolicy {
     if (Operands::kPack && Args::kBatching == Batch::None && c_by_copy && !sm90::tma_compatible(args.C, args.ldc) &&
         static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
       st.kind[2] = Staging::Pack;
-      st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = aligned_ld(args.n, detail::kElemsPer16B<Out>);
+      st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = aligned_ld(args.n, kPackedRowBytes / static_cast<int>(sizeof(Out)));
       reserve(2, sizeof(Out));
     }
     return st;
