@@ -80,6 +80,9 @@ struct Options {
   int block_cols = 0;
   int k_slices = 0;
   int streams = 0;  // compute streams, 1 to 4
+  // In core with k split: 1 multiplies every tile's first k slice, then every tile's second, ...;
+  // 0 a tile's slices one after another; -1 the planner chooses.
+  int by_slice = -1;
   // Pageable operands: copy threads besides the one copying (0: min(8, hardware threads - 1)),
   // pinned staging slot size (0: 2 MiB; at least one row of a tile) and slots per direction (0: 4).
   int host_threads = 0;
@@ -101,7 +104,8 @@ namespace detail {
 
 inline Status validate_options(const Options& o, bool async) {
   if (o.block_rows < 0 || o.block_cols < 0 || o.k_slices < 0 || o.streams < 0 || o.streams > kMaxComputeLanes ||
-      o.host_threads < 0 || o.host_threads > 256 || o.staging_slots < 0 || o.staging_slots > 64)
+      o.host_threads < 0 || o.host_threads > 256 || o.staging_slots < 0 || o.staging_slots > 64 || o.by_slice < -1 ||
+      o.by_slice > 1)
     return Status::InvalidOption;
   if (async && (o.timeline || o.staging == Staging::CallingThread)) return Status::InvalidOption;
   if (o.timeline && o.report == nullptr) return Status::InvalidOption;
@@ -342,6 +346,7 @@ Status run(const GemmArgs<storage_t<T>, Out>& args, const Options& opt, bool asy
     t.block_cols = opt.block_cols;
     t.k_slices = opt.k_slices;
     t.lanes = opt.streams;
+    t.by_slice = opt.by_slice;
     if (opt.staging_chunk > 0) t.chunk_bytes = opt.staging_chunk;
     if (opt.staging_slots > 0) t.stage_slots = opt.staging_slots;
     std::shared_ptr<const Schedule> sched;

@@ -374,6 +374,15 @@ TEST_CASE("host plan: ranges, tapering and steps", "[host][host_flow]") {
   st = make_steps(pl);
   CHECK(st.size() == 16);
   CHECK((st[0].i == 0 && st[0].j == 0 && st[0].p == 0 && st[1].p == 1));
+  // Slice by slice: the same tiles in the same order, every tile's slice 0 before any slice 1.
+  pl.by_slice = true;
+  auto by_slice = make_steps(pl);
+  REQUIRE(by_slice.size() == 16);
+  for (int q = 0; q < 8; ++q) {
+    CHECK((by_slice[q].p == 0 && by_slice[q + 8].p == 1));
+    CHECK((by_slice[q].i == st[2 * q].i && by_slice[q].j == st[2 * q].j));
+    CHECK((by_slice[q + 8].i == st[2 * q].i && by_slice[q + 8].j == st[2 * q].j));
+  }
   CHECK(block_for(1000, 8) == 128);
   CHECK(block_for(8192, 8) == 1024);
   CHECK(block_for(7, 3) == 3);
@@ -528,8 +537,8 @@ TEST_CASE("host plan: the smallest budgets", "[host][host_flow]") {
 
 TEST_CASE("host plan: schedules run in any order the dependencies allow give the exact product", "[host][host_flow]") {
   std::mt19937_64 rng(12345);
-  int checked = 0, in_core = 0, out_of_core = 0, staged = 0, split = 0, widened = 0;
-  for (int iter = 0; iter < 160; ++iter) {
+  int checked = 0, in_core = 0, out_of_core = 0, staged = 0, split = 0, widened = 0, by_slice = 0;
+  for (int iter = 0; iter < 200; ++iter) {
     Problem p;
     p.m = 1 + static_cast<int>(rng() % 70);
     p.n = 1 + static_cast<int>(rng() % 70);
@@ -556,11 +565,15 @@ TEST_CASE("host plan: schedules run in any order the dependencies allow give the
     if (rng() % 3 == 0) t.k_slices = 1 + static_cast<int>(rng() % 4);
     if (rng() % 4 == 0) t.lanes = 1 + static_cast<int>(rng() % 4);
     if (rng() % 4 == 0) t.block_rows = 1 + static_cast<int>(rng() % 40);
+    if (rng() % 3 == 0) {
+      t.by_slice = static_cast<int>(rng() % 2);
+      if (t.by_slice == 1 && t.k_slices == 0) t.k_slices = 2 + static_cast<int>(rng() % 3);
+    }
     PlanResult r = make_schedule(p, t);
     INFO("m=" << p.m << " n=" << p.n << " k=" << p.k << " ops " << (p.op_a == Op::N ? "N" : "T")
               << (p.op_b == Op::N ? "N" : "T") << " elem " << p.in_bytes << "/" << p.out_bytes << " product "
               << p.product << " load_c " << p.load_c << " staged " << p.staged_a << p.staged_b << p.staged_c
-              << " budget " << p.budget << " k_slices " << t.k_slices);
+              << " budget " << p.budget << " k_slices " << t.k_slices << " by_slice " << t.by_slice);
     if (!r.ok) {
       CHECK((p.budget < min_budget(p) || t.k_slices > 0));  // only budgets below min_budget or forced splits fail
       continue;
@@ -572,6 +585,7 @@ TEST_CASE("host plan: schedules run in any order the dependencies allow give the
     staged += r.schedule.stage_bytes > 0;
     split += r.schedule.plan.ks.size() > 1;
     widened += r.schedule.plan.widened;
+    by_slice += r.schedule.plan.by_slice;
   }
   // The random problems reach every kind of plan.
   CHECK(checked > 100);
@@ -580,6 +594,7 @@ TEST_CASE("host plan: schedules run in any order the dependencies allow give the
   CHECK(staged > 10);
   CHECK(split > 10);
   CHECK(widened > 2);
+  CHECK(by_slice > 5);
 }
 
 TEST_CASE("host plan: the estimator's predictions for the benchmark's flows", "[.predictions]") {

@@ -14,8 +14,8 @@
 //
 // Terms. A *piece* is the part of A or B one multiply reads: A(i, p) is row block i of op(A) by
 // k slice p, B(p, j) is k slice p by column block j. A *tile* is C(i, j). A *step* is one
-// multiply, C(i, j) (+)= A(i, p) B(p, j); the steps of a tile are consecutive, p ascending, so a
-// tile lives in one C slot from its first step to its copy back. Pieces and tiles are copied into
+// multiply, C(i, j) (+)= A(i, p) B(p, j); a tile's steps run p ascending (consecutively, except
+// in core slice by slice), and a tile lives in one C slot from its first step to its copy back. Pieces and tiles are copied into
 // *slots*: device buffers with 16-byte rows (the device leading dimension is the width rounded up
 // to 16 bytes, so every multiply gets aligned operands whatever the host layout).
 #include <algorithm>
@@ -124,10 +124,12 @@ struct Tuning {
   std::size_t chunk_bytes = 2u << 20;     // pinned staging slot size (at least one device row; H100, 1024^3
                                           // pageable: 2 MiB 0.76 ms, 512 KiB 0.83)
   int stage_slots = 4;                    // staging slots per direction
+  int by_slice = -1;                      // in core with k split: -1 the estimate chooses, 0 tile by tile, 1 slice by slice
 };
 inline bool same_tuning(const Tuning& a, const Tuning& b) {
   return a.block_rows == b.block_rows && a.block_cols == b.block_cols && a.k_slices == b.k_slices &&
-         a.lanes == b.lanes && a.chunk_bytes == b.chunk_bytes && a.stage_slots == b.stage_slots;
+         a.lanes == b.lanes && a.chunk_bytes == b.chunk_bytes && a.stage_slots == b.stage_slots &&
+         a.by_slice == b.by_slice;
 }
 
 enum class Order : unsigned char {
@@ -155,6 +157,12 @@ struct Plan {
   bool widened = false;  // tiles accumulate in float (16-bit C split in k)
   int lanes = 1;         // compute streams
   bool in_core = false;
+  // In core with k split: every tile's first slice, then every tile's second, ... (else a tile's
+  // slices one after another). The first slice's pieces are a quarter (with 4 slices) of what
+  // tile by tile needs before it computes at full speed, so the multiplies stop waiting on the
+  // copies early; the tiles then all finish in the last slice, one by one, each going back while
+  // the next is multiplied.
+  bool by_slice = false;
 };
 
 // Stored shape of a piece (rows x width in the operand's memory order) and of a slot.
@@ -215,20 +223,18 @@ struct Step {
   int i = 0, j = 0, p = 0;
 };
 
-// The multiplies in execution order (the k slices of a tile consecutive, ascending).
+// The multiplies in execution order: the tiles in the plan's order, each tile's k slices
+// ascending, one tile after another or (by_slice) slice by slice.
 inline std::vector<Step> make_steps(const Plan& pl) {
-  std::vector<Step> steps;
   const int gm = static_cast<int>(pl.rows.size()), gn = static_cast<int>(pl.cols.size()),
             kp = static_cast<int>(pl.ks.size());
-  auto tile = [&](int i, int j) {
-    for (int p = 0; p < kp; ++p) steps.push_back({i, j, p});
-  };
+  std::vector<Step> tiles;  // p unused
   if (pl.order == Order::ColumnsOuter) {
     for (int j = 0; j < gn; ++j)
-      for (int i = 0; i < gm; ++i) tile(i, j);
+      for (int i = 0; i < gm; ++i) tiles.push_back({i, j, 0});
   } else if (pl.order == Order::RowsOuter) {
     for (int i = 0; i < gm; ++i)
-      for (int j = 0; j < gn; ++j) tile(i, j);
+      for (int j = 0; j < gn; ++j) tiles.push_back({i, j, 0});
   } else {
     // A row block or a B column block at a time, whichever is behind in proportion; each new
     // block releases the tiles it completes.
@@ -236,13 +242,22 @@ inline std::vector<Step> make_steps(const Plan& pl) {
     while (ia < gm || ib < gn) {
       const bool take_a = ia < gm && (ib == gn || static_cast<long long>(ia) * gn <= static_cast<long long>(ib) * gm);
       if (take_a) {
-        for (int j = 0; j < ib; ++j) tile(ia, j);
+        for (int j = 0; j < ib; ++j) tiles.push_back({ia, j, 0});
         ++ia;
       } else {
-        for (int i = 0; i < ia; ++i) tile(i, ib);
+        for (int i = 0; i < ia; ++i) tiles.push_back({i, ib, 0});
         ++ib;
       }
     }
+  }
+  std::vector<Step> steps;
+  steps.reserve(tiles.size() * static_cast<std::size_t>(kp));
+  if (pl.by_slice) {
+    for (int p = 0; p < kp; ++p)
+      for (const Step& t : tiles) steps.push_back({t.i, t.j, p});
+  } else {
+    for (const Step& t : tiles)
+      for (int p = 0; p < kp; ++p) steps.push_back({t.i, t.j, p});
   }
   return steps;
 }
@@ -363,17 +378,20 @@ class Builder {
     const Plan& pl = s_.plan;
     const int gn = static_cast<int>(pl.cols.size()), kp = static_cast<int>(pl.ks.size());
     std::vector<int> a_occ(a_slots_.size(), -1), b_occ(b_slots_.size(), -1);
-    int a_next = 0, b_next = 0, c_next = 0;
-    int c_slot = -1, tile_index = -1;
+    int a_next = 0, b_next = 0, c_next = 0, tiles_begun = 0;
+    // Per tile (i * gn + j): its C slot and compute lane, from its first step to its copy back.
+    std::vector<int> tile_slot(pl.rows.size() * pl.cols.size(), -1), tile_lane(tile_slot.size(), 0);
     for (int si = 0; si < static_cast<int>(s_.steps.size()); ++si) {
       const Step st = s_.steps[si];
       const Range ri = pl.rows[st.i], rj = pl.cols[st.j], rp = pl.ks[st.p];
-      if (st.p == 0) {  // a new tile: the next C slot, and the tile's compute lane
-        ++tile_index;
-        c_slot = c_next;
+      const std::size_t tile = static_cast<std::size_t>(st.i) * gn + st.j;
+      if (st.p == 0) {  // a new tile: the next C slot, and the next compute lane
+        tile_slot[tile] = c_next;
         c_next = (c_next + 1) % static_cast<int>(c_slots_.size());
+        tile_lane[tile] = kLaneCompute + tiles_begun++ % std::max(1, pl.lanes);
       }
-      const int lane = kLaneCompute + tile_index % std::max(1, pl.lanes);
+      const int c_slot = tile_slot[tile];
+      const int lane = tile_lane[tile];
       int abuf = -1, bbuf = -1;
       if (pr_.product) {
         const int as = resident(a_occ, a_next, st.i * kp + st.p, [&](int slot) {
@@ -592,6 +610,11 @@ struct Rates {
   double copy_us = 1.5;               // per copy on the copy engine
   double stage_us = 5;                // per staging copy (hand-off to the copy threads)
   double launch_us = 4;               // from a kernel's dependencies to its first block running
+  // Device time a multiply costs beyond its flops (its last wave leaves SMs idle that the other
+  // lane does not always fill). H100, 8192^3 fp32 pinned, slice by slice: 256 multiplies of 512
+  // rows took 47.0 ms summed over the two lanes, 64 of 2048 rows 42.4 ms, about 12 us more per
+  // multiply; without it the estimate picked the 512-row plan (measured 25.07 ms against 24.30).
+  double gemm_tail_us = 10;
   double sms = 132;
   double device_gbs = 2500;           // widen / narrow passes
   // Host time to enqueue an operation (the enqueue runs ahead of the GPU only while it is faster).
@@ -661,7 +684,7 @@ inline double estimate_ms(const Schedule& s, const Rates& r = Rates{},
         const double mi = s.plan.rows[st.i].size, nj = s.plan.cols[st.j].size, kp = s.plan.ks[st.p].size;
         const double flops = 2 * mi * nj * std::max(kp, 1.0);
         // Throughput shared by every kernel in flight; latency: one 64 x 64 tile's k loop on one SM.
-        gpu = std::max(gpu, start) + flops / rate;
+        gpu = std::max(gpu, start) + flops / rate + r.gemm_tail_us;
         const double floor = r.launch_us + 2.0 * 64 * 64 * std::max(kp, 1.0) / (rate / r.sms);
         dur = std::max(start + floor, gpu) - start;
         break;
@@ -736,6 +759,7 @@ class Planner {
     if (static_cast<double>(pl.rows.size()) * pl.cols.size() * pl.ks.size() > kMaxSteps) return;
     if (pl.lanes <= 0) pl.lanes = t_.lanes > 0 ? std::min(t_.lanes, kMaxComputeLanes) : auto_lanes(pl);
     if (slot_shapes(p_, pl).device_bytes > p_.budget) return;
+    if (pl.by_slice && static_cast<std::size_t>(pl.depth_c) < pl.rows.size() * pl.cols.size()) return;  // tiles share C slots
     Schedule s = Builder(p_, pl, t_).build();
     s.predicted_ms = estimate_ms(s);
     if (!best_.ok || s.predicted_ms < best_.schedule.predicted_ms) {
@@ -811,7 +835,11 @@ class Planner {
           pl.depth_c = static_cast<int>(rows.size() * cols.size());
           pl.in_core = true;
           pl.lanes = 0;
-          consider(pl);
+          for (int by_slice : {0, 1}) {
+            if ((by_slice == 1 && kslices == 1) || (t_.by_slice >= 0 && by_slice != t_.by_slice)) continue;
+            pl.by_slice = by_slice == 1;
+            consider(pl);
+          }
         }
     }
   }
@@ -992,7 +1020,7 @@ inline std::string describe(const Schedule& s) {
                 "%s, %s: %zu row blocks (up to %d rows) x %zu column blocks (up to %d) x %zu k slices (up to %d), "
                 "slots A %d B %d C %d%s, %d compute streams, %zu steps, %zu operations; device %.1f MiB, pinned "
                 "staging %.1f MiB; H2D %.1f MiB, D2H %.1f MiB; predicted %.3f ms",
-                pl.in_core ? "in core" : "out of core", to_string(pl.order), pl.rows.size(), max_size(pl.rows),
+                pl.in_core ? "in core" : "out of core", pl.by_slice ? "slice by slice" : to_string(pl.order), pl.rows.size(), max_size(pl.rows),
                 pl.cols.size(), max_size(pl.cols), pl.ks.size(), max_size(pl.ks), pl.depth_a, pl.depth_b, pl.depth_c,
                 pl.widened ? " (float accumulators)" : "", pl.lanes, s.steps.size(), s.ops.size(),
                 mib(static_cast<double>(s.device_bytes)), mib(static_cast<double>(s.stage_bytes)), mib(s.h2d_bytes),
