@@ -216,7 +216,7 @@ std::vector<Out> run_device(const Case& c, const Inputs<gemm::storage_t<T>, Out>
 
 // Bit for bit the device call's result (same kernel, same k order: no k split).
 template <class T, class Policy, class Out = gemm::storage_t<T>>
-void bitwise_case(const Case& c, Run r) {
+void bitwise_case(const Case& c, Run r, host::Report* report_out = nullptr) {
   r.opt.k_slices = 1;
   INFO((gemm::type_name<T, Out>()) << " " << Policy::name() << " " << c.str() << "; " << r.str());
   const Inputs<gemm::storage_t<T>, Out> in(c);
@@ -229,6 +229,7 @@ void bitwise_case(const Case& c, Run r) {
   for (std::size_t i = 0; i < want.size(); ++i) differ += std::memcmp(&got[i], &want[i], sizeof(Out)) != 0;
   CHECK(differ == 0);
   CHECK(report.k_slices == 1);
+  if (report_out) *report_out = report;
 }
 
 bool hopper() {
@@ -912,5 +913,19 @@ TEST_CASE("host flow, large: 2048^3 fp32 and out-of-core bf16 against the device
     r.opt.k_slices = 1;
     r.a = r.b = r.c = Mem::Pageable;
     host_case<__nv_bfloat16, gemm::DefaultPolicy, float>(c, r);
+  }
+  {
+    // 4096^3 bf16 in 64 MiB (96 MiB of operands): all of A stays, loaded row block by row block as
+    // the first column pass reaches it, while B panels stream; each operand crosses once.
+    const Case c{4096, 4096, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true};
+    Run r;
+    r.opt.device_budget = 64u << 20;
+    host::Report report;
+    bitwise_case<__nv_bfloat16, gemm::preset::WarpTiled>(c, r, &report);
+    INFO(report.plan);
+    CHECK(!report.in_core);
+    CHECK(report.row_blocks > 1);
+    CHECK(report.col_blocks > 1);
+    CHECK(report.h2d_bytes == 2.0 * 4096 * 4096 * sizeof(__nv_bfloat16));
   }
 }

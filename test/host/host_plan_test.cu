@@ -472,6 +472,39 @@ TEST_CASE("host plan: budgets below the operands stream tiles within the budget"
   INFO(describe(r.schedule));
   CHECK(!r.schedule.plan.in_core);
   CHECK(r.schedule.h2d_bytes <= 1.5 * (bytes_of(p, Mat::A) + bytes_of(p, Mat::B)) + 1);
+  // All of A stays, in row blocks loaded as the first column pass reaches them: each operand
+  // copied once, and the first multiply waits for one row block and one B panel, not all of A.
+  const Plan& pl = r.schedule.plan;
+  CHECK(pl.order == Order::ColumnsOuter);
+  CHECK(pl.rows.size() > 1);
+  CHECK(pl.depth_a == static_cast<int>(pl.rows.size()));
+  CHECK(r.schedule.h2d_bytes == bytes_of(p, Mat::A) + bytes_of(p, Mat::B));
+  CHECK(r.schedule.first_load_bytes < bytes_of(p, Mat::A) / 2);
+}
+
+TEST_CASE("host plan: an operand that stays whole, loaded block by block, runs in any order", "[host][host_flow]") {
+  std::mt19937_64 rng(11);
+  for (Order o : {Order::ColumnsOuter, Order::RowsOuter})
+    for (bool staged : {false, true}) {
+      Problem p = problem(150, 170, 90, std::size_t(1) << 30);
+      p.load_c = true;
+      p.staged_a = p.staged_b = p.staged_c = staged;
+      Plan pl;
+      pl.order = o;
+      pl.rows = o == Order::ColumnsOuter ? split_by(p.m, 40) : split_by(p.m, 64);  // 4 staying row blocks of A, or
+      pl.cols = o == Order::ColumnsOuter ? split_by(p.n, 64) : split_by(p.n, 50);  // 4 staying column blocks of B
+      pl.ks = split_by(p.k, p.k);
+      pl.depth_a = o == Order::ColumnsOuter ? static_cast<int>(pl.rows.size()) : 2;
+      pl.depth_b = o == Order::RowsOuter ? static_cast<int>(pl.cols.size()) : 2;
+      pl.depth_c = 2;
+      pl.lanes = 2;
+      Tuning t;
+      t.chunk_bytes = 4096;
+      const Schedule s = Builder(p, pl, t).build();
+      INFO(describe(s));
+      CHECK(s.h2d_bytes == bytes_of(p, Mat::A) + bytes_of(p, Mat::B) + bytes_of(p, Mat::C));
+      check_schedule(s, rng, 4);
+    }
 }
 
 TEST_CASE("host plan: k split, with float accumulators for 16-bit C", "[host][host_flow]") {
