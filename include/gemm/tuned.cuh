@@ -101,8 +101,8 @@ struct Tuned : Named<Tuned> {
                                   TmaStoreEpilogue, PackMisalignedOperands>;
   using HopperMedium = HopperTile<128, 6>;
   using HopperSmall = HopperTile<64, 8>;
-  // A fused epilogue on Hopper (bias, activation), where 128x256 tiles would make a wave: the
-  // consumers take turns, each owning whole 128x128 tiles, so that one's epilogue math runs under the
+  // A fused epilogue on Hopper (bias, activation), where 128x256 tiles make one to four waves (or
+  // balance worse than 128x128 ones; hopper() has the rule): the consumers take turns, each owning whole 128x128 tiles, so that one's epilogue math runs under the
   // other's mainloop (bias + GELU bf16 4096^3: 217.9 us against 224.4 with 128x256 tiles, and the
   // same call without epilogue 203.3 / 207.6; H100, 2026-11-25).
   using HopperPingPong = HopperPolicy<BlockTile<128, 128>, 6, PersistentPingPong, SwizzledRaster<8>, TmaStoreEpilogue,
@@ -160,7 +160,7 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
-           HopperSmall::parts() + "}, with a fused epilogue where 128x256 tiles make a wave (not tf32x3) {" +
+           HopperSmall::parts() + "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better (not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
            "}; before sm_80 {WarpTiled}";
@@ -310,10 +310,19 @@ struct Tuned : Named<Tuned> {
     } else {
       const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
       if (tiles(256) >= 128) {
-        if constexpr (detail::has_epilogue<Args> && !std::is_same_v<T, tf32x3>)
-          return visit(Pick<HopperPingPong, T>{}, "sm_90, a fused epilogue and at least 128 tiles of 128x256: "
-                                                  "persistent ping-pong wgmma kernel (one consumer's epilogue under "
-                                                  "the other's mainloop), 128x128 tiles, TMA stores");
+        // A fused epilogue: ping-pong while 128x256 tiles take at most 4 rounds of the SMs, or where
+        // its 128x128 tiles (half a round each), handicapped by 5%, take fewer rounds; else the plain
+        // choices below. H100, bias + GELU bf16, each call repeated for 2-3 s (at the 700 W cap):
+        // ping-pong / cooperative 3072^3 105.1 / 113.3 us, 4096^3 218.5 / 218.0 (223.4 / 230.9 in
+        // short runs), 5120^3 446.6 / 458.1 (13 half rounds against 7), 6144^3 743.2 / 702.6 (18
+        // against 9), 8192^3 1730 / 1644.
+        if constexpr (detail::has_epilogue<Args> && !std::is_same_v<T, tf32x3>) {
+          if (rounds(tiles(256)) <= 4 || 21 * rounds(tiles(128)) < 40 * rounds(tiles(256)))
+            return visit(Pick<HopperPingPong, T>{}, "sm_90, a fused epilogue, at least 128 tiles of 128x256 but few "
+                                                    "rounds of them, or 128x128 tiles balance better: persistent "
+                                                    "ping-pong wgmma kernel (one consumer's epilogue under the "
+                                                    "other's mainloop), 128x128 tiles, TMA stores");
+        }
         if constexpr (!std::is_same_v<T, tf32x3>) {  // (3xTF32's promoted tiles are at most 128 wide and tall)
           if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
             return visit(Pick<HopperTall, T>{}, "sm_90, at least 128 tiles of 128x256, but 256x128 tiles take fewer "

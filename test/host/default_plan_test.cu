@@ -159,7 +159,7 @@ TEST_CASE("plan answers what the call would: refusals, empty calls, no product t
   CHECK(plan_nn<bf16, gemm::preset::Persistent>(kH100, 256, 256, 255).status == Status::MisalignedA);
 }
 
-TEST_CASE("the default plan of a fused call: ping-pong on Hopper where 128x256 tiles make a wave", "[host][plan][epilogue]") {
+TEST_CASE("the default plan of a fused call: ping-pong on Hopper where 128x256 tiles make few waves", "[host][plan][epilogue]") {
   const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu{ptr<bf16>(), 4096, ptr<bf16>(), gemm::BiasKind::PerColumn};
   const gemm::Plan fused = gemm::plan<bf16>(kH100, Op::N, Op::N, 4096, 4096, 4096, 1, ptr<bf16>(), 4096, ptr<bf16>(),
                                             4096, 0, nullptr, 4096, gelu);
@@ -169,6 +169,20 @@ TEST_CASE("the default plan of a fused call: ping-pong on Hopper where 128x256 t
   CHECK(has(fused.reason, "fused epilogue"));
   // The same call without its epilogue keeps the cooperative 128x256 kernel.
   CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 4096).composition, "PersistentProducerConsumer"));
+  // Many waves of 128x256 tiles: the cooperative kernel, as without the epilogue (6144^3: 9 rounds,
+  // 18 half rounds of 128x128), unless 128x128 tiles balance clearly better (5120^3: 7 against 13).
+  const auto fused_nn = [&](int s) {
+    const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> e{ptr<bf16>(), s, ptr<bf16>(), gemm::BiasKind::PerColumn};
+    return gemm::plan<bf16>(kH100, Op::N, Op::N, s, s, s, 1, ptr<bf16>(), s, ptr<bf16>(), s, 0, nullptr, s, e);
+  };
+  for (int s : {6144, 8192}) {
+    INFO(s);
+    CHECK(fused_nn(s).composition == plan_nn<bf16>(kH100, s, s, s).composition);
+  }
+  for (int s : {3072, 5120}) {
+    INFO(s);
+    CHECK(has(fused_nn(s).composition, "PersistentPingPong"));
+  }
   // Below a wave of 128x256 tiles, a fused call plans as a plain one.
   const gemm::Plan small = gemm::plan<bf16>(kH100, Op::N, Op::N, 1024, 1024, 1024, 1, ptr<bf16>(), 1024, ptr<bf16>(),
                                             1024, 0, nullptr, 1024, gelu);
