@@ -14,10 +14,11 @@
 //
 // Terms. A *piece* is the part of A or B one multiply reads: A(i, p) is row block i of op(A) by
 // k slice p, B(p, j) is k slice p by column block j. A *tile* is C(i, j). A *step* is one
-// multiply, C(i, j) (+)= A(i, p) B(p, j); a tile's steps run p ascending (consecutively, except
-// in core slice by slice), and a tile lives in one C slot from its first step to its copy back. Pieces and tiles are copied into
-// *slots*: device buffers with 16-byte rows (the device leading dimension is the width rounded up
-// to 16 bytes, so every multiply gets aligned operands whatever the host layout).
+// multiply, C(i, j) (+)= A(i, p) B(p, j); a tile's steps run p ascending (one after another,
+// except in core slice by slice), and a tile lives in one C slot from its first step to its copy
+// back. Pieces and tiles are copied into *slots*: device buffers with 16-byte rows (the device
+// leading dimension is the width rounded up to 16 bytes, so every multiply gets aligned operands
+// whatever the host layout).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
