@@ -102,9 +102,10 @@ struct Tuned : Named<Tuned> {
   using HopperMedium = HopperTile<128, 6>;
   using HopperSmall = HopperTile<64, 8>;
   // A fused epilogue on Hopper (bias, activation), where 128x256 tiles make one to four waves (or
-  // balance worse than 128x128 ones; hopper() has the rule): the consumers take turns, each owning whole 128x128 tiles, so that one's epilogue math runs under the
-  // other's mainloop (bias + GELU bf16 4096^3: 217.9 us against 224.4 with 128x256 tiles, and the
-  // same call without epilogue 203.3 / 207.6; H100, 2026-11-25).
+  // balance worse than 128x128 ones; hopper() has the rule): the consumers take turns, each owning
+  // whole 128x128 tiles, so that one's epilogue math runs under the other's mainloop (bias + GELU
+  // bf16 4096^3: 217.9 us against 224.4 with 128x256 tiles, and the same call without epilogue
+  // 203.3 / 207.6; H100, 2026-11-25).
   using HopperPingPong = HopperPolicy<BlockTile<128, 128>, 6, PersistentPingPong, SwizzledRaster<8>, TmaStoreEpilogue,
                                       PackMisalignedOperands>;
   // bf16, fp16, tf32 on sm_80+ where wgmma cannot run: mma.sync. 128x256 tiles (MmaSync's
@@ -160,7 +161,9 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
-           HopperSmall::parts() + "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better (not tf32x3) {" +
+           HopperSmall::parts() +
+           "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
+           "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
            "}; before sm_80 {WarpTiled}";

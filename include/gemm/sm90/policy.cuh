@@ -368,7 +368,11 @@ struct HopperPolicy {
     using In = typename Args::Element;
     using Out = typename Args::Output;
     Staging st;
-    const auto aligned_ld = [](int len, int v) { return static_cast<int>(detail::ceil_div(std::max(1, len), v) * v); };
+    // A copy's leading dimension: rows of len elements rounded up to kPackedRowBytes.
+    const auto packed_ld = [](int len, std::size_t elem_bytes) {
+      const int v = kPackedRowBytes / static_cast<int>(elem_bytes);
+      return static_cast<int>(detail::ceil_div(std::max(1, len), v) * v);
+    };
     const auto reserve = [&](int x, std::size_t elem_bytes) {
       st.offset[x] = st.bytes;
       st.bytes += (static_cast<std::size_t>(st.rows[x]) * st.ld[x] * elem_bytes + 255) / 256 * 256;
@@ -379,18 +383,19 @@ struct HopperPolicy {
     const int lds[2] = {args.lda, args.ldb};
     for (int x = 0; x < 2 && !std::is_same_v<T, tf32x3>; ++x) {
       const bool k_major = (x == 0) == (ops[x] == Op::N);  // op N of A and op T of B keep k contiguous
+      // (An operand TMA cannot read is never a batch's: runs_batch.)
+      const bool slow_rows = Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
+                             (static_cast<long long>(lds[x]) * sizeof(In)) % kPackedRowBytes != 0;
       if (std::is_same_v<T, tf32> && !k_major) {
         st.kind[x] = Staging::Transpose;
         st.rows[x] = mn[x], st.row_len[x] = args.k;
-      } else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) ||  // (never a batch: runs_batch)
-                                     (Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
-                                      (static_cast<long long>(lds[x]) * sizeof(In)) % kPackedRowBytes != 0))) {
+      } else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) || slow_rows)) {
         st.kind[x] = Staging::Pack;
         st.rows[x] = k_major ? mn[x] : args.k, st.row_len[x] = k_major ? args.k : mn[x];
       } else {
         continue;
       }
-      st.ld[x] = aligned_ld(st.row_len[x], kPackedRowBytes / static_cast<int>(sizeof(In)));
+      st.ld[x] = packed_ld(st.row_len[x], sizeof(In));
       reserve(x, sizeof(In));
     }
     // A small C costs more in the extra launch and allocation than its stores from registers do.
@@ -399,7 +404,7 @@ struct HopperPolicy {
     if (Operands::kPack && Args::kBatching == Batch::None && c_by_copy && !sm90::tma_compatible(args.C, args.ldc) &&
         static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
       st.kind[2] = Staging::Pack;
-      st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = aligned_ld(args.n, kPackedRowBytes / static_cast<int>(sizeof(Out)));
+      st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = packed_ld(args.n, sizeof(Out));
       reserve(2, sizeof(Out));
     }
     return st;
