@@ -47,9 +47,9 @@ TEST_CASE("fused epilogue: column-major calls (bias per row of the caller's D) a
     for (int i = 0; i < 4; ++i) {
       FusedCase f = base;
       f.c = base.c.with_ops(i % 2 ? Op::T : Op::N, i / 2 ? Op::T : Op::N, i != 1);
-      run_fused<gemm::preset::MultiStage, float, float, RowColumnRamp>(f);
+      run_fused<gemm::preset::MultiStage, float, float, RowColumnRamp, float, Entries::Every>(f);
       f.c = gemm_test::rows_aligned_to(f.c, 8);
-      run_fused<gemm::preset::MmaSync, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>(f);
+      run_fused<gemm::preset::MmaSync, __nv_bfloat16, __nv_bfloat16, act::GeluTanh, float, Entries::Every>(f);
     }
   }
 }
