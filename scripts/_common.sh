@@ -3,10 +3,11 @@
 #
 # Provides:
 #   gemm_root                 repository root (and cd's there)
-#   gemm_install_deps [--no-catch2]
+#   gemm_install_deps [--no-catch2] [--ninja]
 #                             apt-get install whatever of cmake/make/g++/Catch2/
 #                             Google Benchmark is missing (sudo only if not root);
-#                             --no-catch2: the caller builds no tests
+#                             --no-catch2: the caller builds no tests;
+#                             --ninja: the caller builds with Ninja (ninja-build)
 #   gemm_find_nvcc            sets NVCC and puts its directory on PATH
 #   gemm_configure DIR ARCHS  cmake -S . -B DIR, Release, for ARCHS
 #   gemm_has_target DIR NAME  whether the configured tree in DIR has target NAME
@@ -25,11 +26,22 @@ gemm_elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 # Install the Debian/Ubuntu packages for whatever is missing.
 gemm_install_deps() {
-  local pkgs=()
+  local pkgs=() catch2=1 ninja=0 arg
+  for arg in "$@"; do
+    case "$arg" in
+      --no-catch2) catch2=0 ;;
+      --ninja) ninja=1 ;;
+      *) gemm_die "gemm_install_deps: unknown option $arg" ;;
+    esac
+  done
   command -v cmake >/dev/null 2>&1 || pkgs+=(cmake)
-  { command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1; } || pkgs+=(make)
+  if [ "$ninja" -eq 1 ]; then
+    command -v ninja >/dev/null 2>&1 || pkgs+=(ninja-build)
+  else
+    { command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1; } || pkgs+=(make)
+  fi
   command -v g++ >/dev/null 2>&1 || pkgs+=(g++)
-  if [ "${1:-}" != "--no-catch2" ] && [ ! -f /usr/include/catch2/catch.hpp ] &&
+  if [ "$catch2" -eq 1 ] && [ ! -f /usr/include/catch2/catch.hpp ] &&
     [ ! -f /usr/include/catch2/catch_test_macros.hpp ]; then
     pkgs+=(catch2)
   fi

@@ -107,18 +107,15 @@ void run_fused(const FusedCase& f) {
                                            make_act<Act>()};
   const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
   Status status;
-  if constexpr (kEntries == Entries::Every) {
-    if (c.column_major)
-      status = gemm::blas::gemm<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, dB, ldb, dA, lda, beta, C_arg, ldc, epi);
-    else if (c.op_a == Op::N && c.op_b == Op::N)
-      status = gemm::gemm<T, Policy>(c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, C_arg, ldc, epi);
-    else
-      status = gemm::gemm<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, C_arg, ldc, epi);
-  } else {
-    INFO("a case with ops or column-major needs run_fused<..., Entries::Every>");
-    REQUIRE((!c.column_major && c.op_a == Op::N && c.op_b == Op::N));
+  if (!c.column_major && c.op_a == Op::N && c.op_b == Op::N)
     status = gemm::gemm<T, Policy>(c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, C_arg, ldc, epi);
-  }
+  else if constexpr (kEntries == Entries::Every)
+    status = c.column_major ? gemm::blas::gemm<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, dB, ldb, dA, lda, beta,
+                                                          C_arg, ldc, epi)
+                            : gemm::gemm<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta,
+                                                    C_arg, ldc, epi);
+  else
+    FAIL("a case with ops or column-major needs run_fused<..., Entries::Every>");
   INFO("status: " << gemm::to_string(status));
   REQUIRE(status == Status::Success);
   CUDA_REQUIRE(cudaDeviceSynchronize());
