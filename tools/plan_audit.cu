@@ -4,7 +4,7 @@
 // Tuned's plan names (gemm::plan, the same decision the call makes) and what Tuned's choice costs
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
-//   plan_audit [--out table.md] [--reps N]
+//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32] [--shape MxNxK ...]
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -168,11 +168,12 @@ int main(int argc, char** argv) {
   const char* out_path = nullptr;
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
-  bool bf16_only = false;
+  bool bf16_only = false, fp32_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    if (!std::strcmp(argv[i], "--bf16") ) bf16_only = true;
+    if (!std::strcmp(argv[i], "--bf16")) bf16_only = true;
+    if (!std::strcmp(argv[i], "--fp32")) fp32_only = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
       {8192, 512, 4096},  {1024, 4096, 8192}, {4096, 1024, 8192},  {2048, 2048, 512},  {2048, 2048, 16384},
       {3000, 2000, 1000}, {5000, 3000, 2000}, {128, 4096, 4096},   {4096, 128, 4096},  {16, 4096, 4096}};
   if (!only.empty()) shapes = only;
-  if (prop.major == 9) {
+  if (prop.major == 9 && !fp32_only) {
     Audit<bf16> bf{"bf16", {"128x256", "256x128", "128x128", "128x64"}, shapes, reps};
     bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
@@ -199,8 +200,16 @@ int main(int argc, char** argv) {
   if (!bf16_only) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
-    Audit<float> fp{"float", {"Large", "LargeMisaligned", "LargeSplitK", "Small", "SmallSplitK", "Skinny"}, shapes, reps};
-    fp.run<Tuned::Large, Tuned::LargeMisaligned, Tuned::LargeSplitK, Tuned::Small, Tuned::SmallSplitK, Tuned::Skinny>(h);
+    // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)
+    using gemm::PackedRows;
+    Audit<float> fp{"float",
+                    {"Large", "LargeMisaligned", "LargeSplitK", "Small", "SmallSplitK", "Skinny", "Packed Large",
+                     "Packed LargeSplitK", "Packed Small", "Packed SmallSplitK"},
+                    shapes,
+                    reps};
+    fp.run<Tuned::Large, Tuned::LargeMisaligned, Tuned::LargeSplitK, Tuned::Small, Tuned::SmallSplitK, Tuned::Skinny,
+           PackedRows<Tuned::Large>, PackedRows<Tuned::LargeSplitK>, PackedRows<Tuned::Small>,
+           PackedRows<Tuned::SmallSplitK>>(h);
     md += fp.md;
   }
   std::printf("%s", md.c_str());

@@ -2,8 +2,10 @@
 // preset::Tuned, the default policy: per call, the fastest composition measured for the type,
 // architecture, shape and alignment. And preset::All, every preset in ladder order.
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 #include "mma/policy.cuh"
+#include "packed_rows.cuh"
 #include "policy.cuh"
 #include "presets.cuh"
 #include "sm90/policy.cuh"
@@ -150,10 +152,10 @@ struct Tuned : Named<Tuned> {
   static constexpr bool kServes = is_supported_output<T, Out>;
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
-           "}; batches of entries up to 512x512, aligned {" + BatchMedium::parts() + "}; few large tiles, long k {" +
-           LargeSplitK::parts() + "}; small C {" + Small::parts() + "}; at most about one small tile per SM, k >= 256 {" +
-           SmallSplitK::parts() +
-           "}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
+           "}; batches of entries up to 512x512, aligned {" + BatchMedium::parts() +
+           "}; fewer large tiles, by rounds of the SMs: k >= 2048 {" + LargeSplitK::parts() + "}, whole small tiles {" + Small::parts() + "}, k >= 256 {" + SmallSplitK::parts() +
+           "}, each of those on aligned copies where rows are not 16-byte aligned, the small tiles take more than a "
+           "round, k >= 512 and B is not stored transposed (A stored transposed: split k only) {PackedRows<...>}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
            SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
            "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
@@ -249,44 +251,96 @@ struct Tuned : Named<Tuned> {
       // Strict fp32 (and tf32, tf32x3 where no tensor-core kernel runs: strict fp32 is within their error).
       if (dev.arch < 80) return visit(Pick<WarpTiled, float>{}, "fp32 before sm_80 (no cp.async): WarpTiled");
       const bool aligned = detail::all_vector_aligned(args);
-      // (a batch that fills the GPU by itself splits no k)
-      const bool few_entries = Args::kBatching == Batch::None || batch_tiles(args, 16, 512) < dev.sms;
-      if (aligned && few_entries && args.m <= 16 && args.k >= 1024)
-        return visit(Pick<Skinny, float>{}, "fp32, m <= 16 and k >= 1024 (memory-bound), 16-byte-aligned rows: "
-                                            "16x512 tiles, 16 k slices");
-      const long long large_tiles = batch_tiles(args, 128, 256);
-      // A batch of entries smaller than the large tile takes the small one (64 x 64 entries in
-      // 128 x 256 tiles would compute 8 times what they need).
-      const bool large_entries = Args::kBatching == Batch::None || (args.m >= 128 && args.n >= 256);
-      if constexpr (L::b == Op::T) {
-        if (large_entries && large_tiles >= 96)
-          return visit(Pick<LargeTransposedB, float>{}, "fp32, B stored transposed, at least 96 tiles of 128x256: "
-                                                        "256x128 tiles, B copied element-wise into padded rows");
-        return visit(Pick<SmallTransposedB, float>{}, "fp32, B stored transposed, fewer than 96 tiles of 128x256: "
-                                                      "64x64 tiles");
-      } else {
-        if (large_entries && large_tiles >= 96) {
-          if (aligned && Args::kBatching != Batch::None && args.m <= 512 && args.n <= 512)
-            return visit(Pick<BatchMedium, float>{}, "fp32, a batch of entries up to 512x512, 16-byte-aligned rows: "
-                                                     "128x128 tiles");
-          return aligned ? visit(Pick<Large, float>{}, "fp32, at least 96 tiles of 128x256, 16-byte-aligned rows: "
-                                                       "128x256 tiles, stream-K for the last wave")
-                         : visit(Pick<LargeMisaligned, float>{}, "fp32, at least 96 tiles of 128x256, rows not "
-                                                                 "16-byte aligned: 256x128 tiles, element copies");
+      // Rows not 16-byte aligned: where packing_pays, the choices for aligned rows, made for aligned
+      // copies. Not for B stored transposed, which every composition copies element by element into
+      // its tiles anyway (H200, NT and TT at 767^3 to 1535^3: within 4% either way); and A stored
+      // transposed, copied element by element likewise, pays for its copies only through the k
+      // split that aligned rows allow (TN 1023 x 1025 x 1021: 87.0 us split on copies, 93.1 whole
+      // tiles on the caller's rows, 100.1 whole tiles on copies).
+      if constexpr (PackedRows<Small>::kStages<Args> && L::b == Op::N) {
+        if (!aligned && packing_pays(args, dev)) {
+          return strict_fp32<L>(args, dev, true, [&](auto pick, const char* why) {
+            using P = typename decltype(pick)::Policy;
+            if constexpr (L::a == Op::T && std::is_same_v<P, Small>)
+              return visit(pick, why);
+            else
+              return visit(detail::Pick<PackedRows<P>, typename decltype(pick)::Math>{}, why);
+          });
         }
-        // (Split k on the large tile only where C fills it: 4096 x 128 x 4096 in 128x256 tiles took
-        // 195.5 us, in split 64x64 ones 112.8; H100, tools/plan_audit.cu.)
-        if (aligned && large_entries && args.m >= 128 && args.n >= 256 && args.k >= 2048 && large_tiles * 4 >= 96)
-          return visit(Pick<LargeSplitK, float>{}, "fp32, fewer than 96 large tiles but k >= 2048: 128x256 tiles, "
-                                                   "4 k slices");
-        // Split k over 64x64 tiles while they are about one per SM or fewer (H100: 512^3 13.5 us
-        // against 17.5 unsplit, 768^3 (144 tiles) 33.2 against 43.7, 128 x 4096 x 4096 113.0 against
-        // 123.7; 1024^3 (256 tiles) 63.0 against 57.0 unsplit).
-        if (aligned && few_entries && args.k >= 256 && batch_tiles(args, 64, 64) * 8 <= dev.sms * 9)
-          return visit(Pick<SmallSplitK, float>{}, "fp32, at most about one 64x64 tile per SM and k >= 256: "
-                                                   "64x64 tiles, 4 k slices");
-        return visit(Pick<Small, float>{}, "fp32, fewer than 96 tiles of 128x256: 64x64 tiles");
       }
+      return strict_fp32<L>(args, dev, aligned, visit);
+    }
+  }
+
+  // Whether a single fp32 call whose rows are not all 16-byte aligned runs faster on aligned copies
+  // (PackedRows) than on the element-by-element path.
+  // H200, tools/plan_audit.cu, row-major: where the element-by-element 64x64 tiles take more than
+  // one round of the SMs (767 x 769 x 765: 55.6 us against 43.3 on copies; 1023 x 1025 x 1021 135.6
+  // against 81.0; 1535 x 1537 x 1533 308.2 against 221.9), but not within one (703 x 705 x 701:
+  // 30.6 against 32.9) or with a short k (the copies cost about as much as the products). Large C
+  // keeps LargeMisaligned (2047 x 2049 x 2045: 415.2 us against 440.0 on copies).
+  template <class Args>
+  static bool packing_pays(const Args& args, const detail::DeviceInfo& dev) {
+    return batch_tiles(args, 128, 256) < 96 && batch_tiles(args, 64, 64) > dev.sms && args.k >= 512;
+  }
+
+  // Strict fp32 on sm_80+ (cp.async), for rows that are 16-byte aligned or not.
+  template <class L, class Args, class Visit>
+  static Status strict_fp32(const Args& args, const detail::DeviceInfo& dev, bool aligned, Visit&& visit) {
+    using detail::Pick;
+    // (a batch that fills the GPU by itself splits no k)
+    const bool few_entries = Args::kBatching == Batch::None || batch_tiles(args, 16, 512) < dev.sms;
+    if (aligned && few_entries && args.m <= 16 && args.k >= 1024)
+      return visit(Pick<Skinny, float>{}, "fp32, m <= 16 and k >= 1024 (memory-bound), 16-byte-aligned rows: "
+                                          "16x512 tiles, 16 k slices");
+    const long long large_tiles = batch_tiles(args, 128, 256);
+    // A batch of entries smaller than the large tile takes the small one (64 x 64 entries in
+    // 128 x 256 tiles would compute 8 times what they need).
+    const bool large_entries = Args::kBatching == Batch::None || (args.m >= 128 && args.n >= 256);
+    if constexpr (L::b == Op::T) {
+      if (large_entries && large_tiles >= 96)
+        return visit(Pick<LargeTransposedB, float>{}, "fp32, B stored transposed, at least 96 tiles of 128x256: "
+                                                      "256x128 tiles, B copied element-wise into padded rows");
+      return visit(Pick<SmallTransposedB, float>{}, "fp32, B stored transposed, fewer than 96 tiles of 128x256: "
+                                                    "64x64 tiles");
+    } else {
+      if (large_entries && large_tiles >= 96) {
+        if (aligned && Args::kBatching != Batch::None && args.m <= 512 && args.n <= 512)
+          return visit(Pick<BatchMedium, float>{}, "fp32, a batch of entries up to 512x512, 16-byte-aligned rows: "
+                                                   "128x128 tiles");
+        return aligned ? visit(Pick<Large, float>{}, "fp32, at least 96 tiles of 128x256, 16-byte-aligned rows: "
+                                                     "128x256 tiles, stream-K for the last wave")
+                       : visit(Pick<LargeMisaligned, float>{}, "fp32, at least 96 tiles of 128x256, rows not "
+                                                               "16-byte aligned: 256x128 tiles, element copies");
+      }
+      // Fewer than 96 large tiles: the large tile with 4 k slices, 64x64 tiles, or 64x64 tiles with 4
+      // k slices, whichever a cost model in rounds of the SMs finds cheapest. A round is one block per
+      // SM (blocks resident side by side share their SM, so an SM's time follows its share of the
+      // blocks: 1023 x 1025 is 272 tiles of 64x64, two per SM and three on 8 SMs). Costs are in units
+      // of a 64x64 tile's quarter of k: a large tile's slice is 8 of them at 1.16x the small tile's
+      // speed (2048^3: 358 against 417 us), a whole small tile 4 (1.2x that while at most one tile per
+      // SM and k >= 2048: one block per SM hides little latency), a small slice 1.1 (the beta pass and
+      // the atomic adds). H100/H200, tools/plan_audit.cu: 1023 x 1025 x 1021 on aligned copies 81.0 us
+      // split against 93.8, 1056^3 72.8 against 85.6, 1535 x 1537 x 1533 221.9 unsplit against 224.4,
+      // 1024 x 1024 x 4096 large split 201.0 against 217.4, 1023 x 1025 x 4093 small split 269.1 against
+      // large split 412.6; 128 x 4096 x 4096 small split 112.7 against 123.3 (one tile per SM). The
+      // large tile splits only where C fills it (4096 x 128 x 4096: 195.5 us against 112.8 in small
+      // slices; H100).
+      const long long small_tiles = batch_tiles(args, 64, 64);
+      const auto rounds = [&](long long blocks) { return static_cast<double>(detail::ceil_div(blocks, dev.sms)); };
+      const bool latency_bound = small_tiles <= dev.sms && args.k >= 2048;
+      const double whole_small = 4 * rounds(small_tiles) * (latency_bound ? 1.2 : 1.0);
+      const bool split_small = aligned && few_entries && args.k >= 256;
+      const bool split_large = aligned && large_entries && args.m >= 128 && args.n >= 256 && args.k >= 2048;
+      const double small_slices = split_small ? 1.1 * rounds(4 * small_tiles) : HUGE_VAL;
+      const double large_slices = split_large ? 8 / 1.16 * rounds(4 * large_tiles) : HUGE_VAL;
+      if (large_slices < std::min(whole_small, small_slices))
+        return visit(Pick<LargeSplitK, float>{}, "fp32, fewer than 96 tiles of 128x256, k >= 2048, and 4 k slices of "
+                                                 "them take the fewest rounds of the SMs: 128x256 tiles, 4 k slices");
+      if (small_slices < whole_small)
+        return visit(Pick<SmallSplitK, float>{}, "fp32, fewer than 96 tiles of 128x256, k >= 256, and 4 k slices of "
+                                                 "64x64 tiles balance the SMs best: 64x64 tiles, 4 k slices");
+      return visit(Pick<Small, float>{}, "fp32, fewer than 96 tiles of 128x256: 64x64 tiles");
     }
   }
 

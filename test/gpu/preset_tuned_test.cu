@@ -61,6 +61,56 @@ TEST_CASE("Each of Tuned's float compositions is correct on its own", "[gpu][Tun
   check_part<T::SmallSplitK>("SmallSplitK", false);
 }
 
+// PackedRows: Tuned's fp32 compositions on copies of the operands with 16-byte-aligned rows, where
+// the caller's rows are not (pads of 3 and 1, offsets of 1 element among the standard cases; Large
+// alone refuses them). Every layout on the compositions Tuned copies for (B as stored or transposed).
+TEST_CASE("PackedRows runs Tuned's fp32 compositions on aligned copies of misaligned rows",
+          "[gpu][Tuned][float][packed]") {
+  using T = gemm::preset::Tuned;
+  check_part<gemm::PackedRows<T::Small>>("PackedRows<Small>", false);
+  check_part<gemm::PackedRows<T::SmallSplitK>>("PackedRows<SmallSplitK>", false);
+  check_part<gemm::PackedRows<T::Large>>("PackedRows<Large>", false);
+  check_part<gemm::PackedRows<T::LargeSplitK>>("PackedRows<LargeSplitK>", false);
+  for (const gemm_test::Case& c : gemm_test::layout_cases()) {
+    gemm_test::run_case<gemm::PackedRows<T::Small>, float>(c.with_ops(gemm::Op::T, gemm::Op::N));
+    gemm_test::run_case<gemm::PackedRows<T::SmallTransposedB>, float>(c.with_ops(gemm::Op::N, gemm::Op::T));
+    gemm_test::run_case<gemm::PackedRows<T::SmallTransposedB>, float>(c.with_ops(gemm::Op::T, gemm::Op::T));
+  }
+  // The copies are made (kernel launches: A's and B's copies in one, C's in, the GEMM, C's out).
+  gemm_test::DeviceBuffer<float> a(130 * 132), b(130 * 132), c(130 * 132);
+  for (float* p : {a.ptr, b.ptr, c.ptr}) CUDA_REQUIRE(cudaMemset(p, 0, 130 * 132 * sizeof(float)));
+  const auto launches = gemm::kernel_launches();
+  REQUIRE(gemm::gemm<float, gemm::PackedRows<T::Small>>(129, 131, 129, 1.0f, a.ptr + 1, 130, b.ptr, 131, 0.5f, c.ptr,
+                                                        131) == gemm::Status::Success);
+  CHECK(gemm::kernel_launches() - launches == 4);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+}
+
+// Tuned copies misaligned fp32 rows where its 64x64 tiles take more than a round of the SMs and k
+// >= 512, for B not stored transposed (gemm::plan says so; the host tests check where): every layout,
+// through both entry points, copied or not.
+TEST_CASE("Tuned<float> on misaligned rows it copies first, every layout", "[gpu][Tuned][float][packed]") {
+  using gemm_test::Case;
+  using gemm::Op;
+  const bool q = gemm_test::quick();
+  const Case cases[] = {
+      Case{777, 779, q ? 515 : 771, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},  // odd rows everywhere, NaN in C
+      Case{777, 780, 771, -0.5, 1.5, 3, 4, 1, 1, 0, 3},                 // padded, offset, C misaligned
+  };
+  for (const Case& base : cases) {
+    for (const Case& c : {base, base.with_ops(Op::N, Op::T), base.with_ops(Op::T, Op::N), base.with_ops(Op::T, Op::T),
+                          base.with_ops(Op::N, Op::N, true)}) {
+      gemm_test::DeviceBuffer<float> probe(1);
+      const gemm::Plan plan = gemm::plan<float>(c.op_a, c.op_b, c.m, c.n, c.k, 1.0f, probe.ptr + c.offset_a, c.lda(),
+                                                probe.ptr + c.offset_b, c.ldb(), 1.0f, probe.ptr + c.offset_c, c.ldc());
+      INFO(c.str() << ": " << plan.describe());
+      // (169 small tiles: split k on the copies, so A stored transposed is copied too)
+      CHECK((plan.composition.find("PackedRows<") != std::string::npos) == (c.op_b == Op::N));
+      gemm_test::run_case<gemm::preset::Tuned, float>(c);
+    }
+  }
+}
+
 // Stream-K only runs when the tiles overflow whole waves of the GPU, so these shapes are built from
 // the device: more 128x256 (Large) or 256x128 (LargeMisaligned) tiles than one wave holds, and not a
 // multiple of it. k covers a long ragged range (blocks share tiles), one BK step (blocks cover

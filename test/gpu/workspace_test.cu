@@ -1,4 +1,5 @@
-// Scratch memory of the calls that copy operands first (bf16 rows TMA cannot read, 3xTF32 splits):
+// Scratch memory of the calls that copy operands first (bf16 rows TMA cannot read, 3xTF32 splits, fp32
+// rows not 16-byte aligned):
 // from the stream-ordered pool or from a caller's buffer (gemm::CallerWorkspace), sized by
 // gemm::plan, refused before any launch when too small, the same after CUDA graph capture, and not
 // growing over repeated calls.
@@ -201,4 +202,63 @@ TEST_CASE("the scratch pool keeps its memory between calls up to the cache limit
   REQUIRE(p.call() == gemm::Status::Success);
   CUDA_REQUIRE(cudaDeviceSynchronize());
   CHECK(pool_attribute(cudaMemPoolAttrReservedMemCurrent) >= plan.workspace_bytes);
+}
+
+// fp32 rows copied for 16-byte alignment (PackedRows): the copy is an optimisation, so a caller's
+// workspace too small for it runs the composition's element-by-element path instead of refusing.
+// 1024 x 1024 x 1021: only A's rows (lda 1021) are misaligned; Tuned copies A and runs whole 64x64
+// tiles on the copy (no k split, so both paths sum in the same order: bitwise equal results).
+TEST_CASE("fp32 alignment copies take a caller's workspace, and run uncopied where it is too small",
+          "[gpu][workspace][float]") {
+  constexpr int m = 1024, n = 1024, k = 1021;
+  gemm_test::DeviceBuffer<float> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n),
+      c(static_cast<size_t>(m) * n);
+  {
+    std::vector<float> ha(a.count), hb(b.count);
+    gemm_test::fill_random(ha);
+    gemm_test::fill_random(hb);
+    gemm_test::upload(a, ha);
+    gemm_test::upload(b, hb);
+  }
+  const gemm::Plan plan = gemm::plan<float>(m, n, k, 1.0f, a.ptr, k, b.ptr, n, 0.0f, c.ptr, n);
+  INFO(plan.describe());
+  REQUIRE(plan.composition.find("PackedRows<") != std::string::npos);
+  REQUIRE(plan.composition.find("SplitK") == std::string::npos);
+  REQUIRE(plan.workspace_bytes == static_cast<size_t>(m) * 1024 * sizeof(float));  // A with 64-byte rows
+
+  struct Result {
+    std::vector<unsigned> bits;
+    unsigned long long launches;
+  };
+  const std::vector<float> poison(c.count, std::nanf(""));
+  const auto run = [&] {
+    CUDA_REQUIRE(cudaMemcpy(c.ptr, poison.data(), poison.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    const auto before = gemm::kernel_launches();
+    REQUIRE(gemm::gemm<float>(m, n, k, 1.0f, a.ptr, k, b.ptr, n, 0.0f, c.ptr, n) == gemm::Status::Success);
+    Result r{std::vector<unsigned>(c.count), gemm::kernel_launches() - before};
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    CUDA_REQUIRE(cudaMemcpy(r.bits.data(), c.ptr, r.bits.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    return r;
+  };
+  const Result pooled = run();
+  CHECK(pooled.launches == 2);  // A's copy, the GEMM
+  size_t nans = 0;
+  for (unsigned x : pooled.bits) nans += std::isnan(*reinterpret_cast<const float*>(&x)) ? 1 : 0;
+  CHECK(nans == 0);
+  gemm_test::DeviceBuffer<unsigned char> buffer(plan.workspace_bytes);
+  {
+    gemm::CallerWorkspace workspace(buffer.ptr, plan.workspace_bytes);
+    reset_pool_high_watermark();
+    const Result caller = run();
+    CHECK(caller.launches == 2);
+    CHECK(caller.bits == pooled.bits);
+    CHECK(pool_attribute(cudaMemPoolAttrUsedMemHigh) == 0);  // nothing came from the pool
+  }
+  {
+    gemm::CallerWorkspace workspace(buffer.ptr, 1024);
+    const Result uncopied = run();
+    CHECK(uncopied.launches == 1);  // the GEMM alone, on the caller's rows
+    CHECK(uncopied.bits == pooled.bits);
+  }
 }

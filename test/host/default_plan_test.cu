@@ -109,7 +109,16 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   CHECK(!has(plan_nn<float>(kH100, 128, 1024, 128).composition, "SplitK"));  // short k
   // C narrower than the large tile: split k over small tiles, not large ones.
   CHECK(has(plan_nn<float>(kH100, 4096, 128, 4096).composition, "TileShape<64,64,32,1,4>"));
-  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).reason, "4 k slices"));  // 32 large tiles x 4 slices
+  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).composition, "TileShape<128,256,16,4,4>"));  // 16 large tiles
+  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).reason, "4 k slices"));                       // x 4 slices
+  // Rounds of the SMs: 1536^3 is 576 small tiles (5 rounds, the last of 48) or 2304 slices (18 rounds
+  // of a quarter the work); 1056^3 289 (3 rounds, the last of 25) or 1156 (9).
+  CHECK(has(plan_nn<float>(kH100, 1536, 1536, 1536).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 1056, 1056, 1056).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 1056, 1056, 1056).reason, "balance the SMs"));
+  // 1024 x 2048 x 4096: 64 large tiles in 4 slices take 2 rounds, 512 small ones 4.
+  CHECK(has(plan_nn<float>(kH100, 1024, 2048, 4096).composition, "TileShape<128,256,16,4,4>"));
+  CHECK(has(plan_nn<float>(kH100, 1024, 2048, 4096).composition, "SplitK<4>"));
 
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).composition, "MmaSyncMath"));
@@ -239,4 +248,43 @@ TEST_CASE("the default plan for batches: Hopper where TMA can read the entries, 
   CHECK(gemm::plan_strided_batched<bf16>(kH100, Op::N, Op::N, 8, 8, 8, 1, ptr<bf16>(), 8, 64, ptr<bf16>(), 8, 64, 0,
                                          ptr<bf16>(), 8, 32, 2)
             .status == Status::InvalidStrideC);  // C entries 32 apart overlap (64 elements each)
+}
+
+TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "[host][plan]") {
+  // Every row odd: A (lda 1021), B and C (1025). 272 small tiles, more than a round of the SMs.
+  const gemm::Plan odd = plan_nn<float>(kH100, 1023, 1025, 1021);
+  INFO(odd.describe());
+  CHECK(odd.status == Status::Success);
+  CHECK(has(odd.composition, "PackedRows<"));
+  CHECK(has(odd.composition, "TileShape<64,64,32,1,4>"));
+  CHECK(has(odd.composition, "SplitK<4>"));  // on the copies, the aligned rules: 4 slices balance 272 tiles
+  // Copies with 64-byte rows: A 1023 x 1024, B 1021 x 1040, C 1023 x 1040 floats, each 256-byte rounded.
+  const auto rounded = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
+  CHECK(odd.workspace_bytes == rounded(1023 * 1024 * 4) + rounded(1021 * 1040 * 4) + rounded(1023 * 1040 * 4));
+  // Only A misaligned: only A is copied.
+  CHECK(plan_nn<float>(kH100, 1024, 1024, 1021).workspace_bytes == rounded(1024 * 1024 * 4));
+  // A stored transposed: copies where they let k be split; B stored transposed: none (both are copied
+  // element by element into the tiles anyway).
+  CHECK(has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::T, Op::N).composition, "PackedRows<"));
+  CHECK(has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::T, Op::N).composition, "SplitK<4>"));
+  CHECK(!has(plan_nn<float>(kH100, 1535, 1537, 1533, Op::T, Op::N).composition, "PackedRows"));  // whole tiles
+  CHECK(!has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::N, Op::T).composition, "PackedRows"));
+  CHECK(!has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::T, Op::T).composition, "PackedRows"));
+  CHECK(has(plan_nn<float>(kH100, 1023, 1025, 4093).composition, "PackedRows<"));
+  CHECK(has(plan_nn<float>(kH100, 1023, 1025, 4093).composition, "TileShape<64,64,32,1,4>"));
+  // Where they do not: within one round of the SMs (703 x 705: 132 small tiles), a short k, large C
+  // (LargeMisaligned), and aligned rows (nothing to copy).
+  CHECK(!has(plan_nn<float>(kH100, 703, 705, 701).composition, "PackedRows"));
+  CHECK(plan_nn<float>(kH100, 703, 705, 701).workspace_bytes == 0);
+  CHECK(!has(plan_nn<float>(kH100, 1023, 1025, 255).composition, "PackedRows"));
+  CHECK(!has(plan_nn<float>(kH100, 2047, 2049, 2045).composition, "PackedRows"));
+  CHECK(has(plan_nn<float>(kH100, 2047, 2049, 2045).composition, "TileShape<256,128,8,4,4>"));
+  CHECK(!has(plan_nn<float>(kH100, 1024, 1024, 1024).composition, "PackedRows"));
+  CHECK(has(plan_nn<float>(kH100, 1535, 1537, 1533).composition, "PackedRows<"));
+  // Nor for a batch (the copies are made for one matrix).
+  const gemm::Plan batch = gemm::plan_strided_batched<float>(kH100, Op::N, Op::N, 1023, 1025, 1021, 1, ptr<float>(), 1021,
+                                                             1023LL * 1021, ptr<float>(), 1025, 1021LL * 1025, 0,
+                                                             ptr<float>(), 1025, 1023LL * 1025, 2);
+  CHECK(batch.status == Status::Success);
+  CHECK(!has(batch.composition, "PackedRows"));
 }

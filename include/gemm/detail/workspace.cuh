@@ -114,10 +114,12 @@ inline CallerBuffer& caller_buffer_slot() {
 
 // While it lives, the gemm::gemm and gemm::blas::gemm calls this thread makes take their scratch
 // memory (gemm::plan(...).workspace_bytes: nonzero only for bf16/fp16/TF32 operands TMA cannot read,
-// TF32 operands that are not k-contiguous, 3xTF32, and pointer-array batches on the Hopper kernels,
-// whose tensor maps are written per entry: 512 bytes each) from [ptr, ptr + bytes) instead of the stream's
-// memory pool: no allocation at all, for callers who budget memory themselves. A call that needs more
-// returns Status::WorkspaceTooSmall before launching anything. The buffer is device memory; the
+// TF32 operands that are not k-contiguous, 3xTF32, pointer-array batches on the Hopper kernels,
+// whose tensor maps are written per entry: 512 bytes each, and fp32 rows not 16-byte aligned that
+// the default plan copies first) from [ptr, ptr + bytes) instead of the stream's memory pool: no
+// allocation at all, for callers who budget memory themselves. A call that needs more returns
+// Status::WorkspaceTooSmall before launching anything, except fp32 calls, whose copies only make
+// them faster: those run on the caller's rows instead (PackedRows). The buffer is device memory; the
 // caller keeps it alive and unshared until the calls that used it are done (one stream at a time,
 // or one buffer per stream). gemm::host and gemm::distributed keep their own memory and ignore it.
 class CallerWorkspace {
