@@ -330,7 +330,10 @@ struct Tuned : Named<Tuned> {
       const auto rounds = [&](long long blocks) { return static_cast<double>(detail::ceil_div(blocks, dev.sms)); };
       const bool latency_bound = small_tiles <= dev.sms && args.k >= 2048;
       const double whole_small = 4 * rounds(small_tiles) * (latency_bound ? 1.2 : 1.0);
-      const bool split_small = aligned && few_entries && args.k >= 256;
+      // (Rows not 16-byte aligned split k only while the tiles fill at most half the SMs: H200, 255 x
+      // 257 x 253 10.4 us split against 13.5, 383 x 385 x 381 15.6 against 18.3, but 511 x 513 x 509
+      // 27.2 against 23.2: the element-by-element split pays for its beta pass only with few tiles.)
+      const bool split_small = (aligned || small_tiles * 2 <= dev.sms) && few_entries && args.k >= 256;
       const bool split_large = aligned && large_entries && args.m >= 128 && args.n >= 256 && args.k >= 2048;
       const double small_slices = split_small ? 1.1 * rounds(4 * small_tiles) : HUGE_VAL;
       const double large_slices = split_large ? 8 / 1.16 * rounds(4 * large_tiles) : HUGE_VAL;

@@ -19,8 +19,10 @@ TEST_CASE("fused epilogue: Tuned for every type", "[gpu][epilogue]") {
 TEST_CASE("fused epilogue: split-K, stream-K and Hopper staging apply it once, to the complete sums",
           "[gpu][epilogue]") {
   using gemm::preset::Tuned;
-  // Skinny (m <= 16, k >= 1024): SplitK<16>; 1024 x 768, k = 2048: LargeSplitK.
+  // Skinny (m <= 16, k >= 1024): SplitK<16>; 1024 x 1024, k = 2048: LargeSplitK (32 large tiles, 128
+  // slices: one round of the SMs); 1024 x 768, k = 2048: 4 slices of 64x64 tiles (192 tiles).
   run_fused<Tuned, float, float, act::GeluTanh>({Case{16, 512, 1024, 1.0, 0.5}, BiasKind::PerRow, false, true});
+  run_fused<Tuned, float, float, act::GeluTanh>({Case{1024, 1024, 2048, 1.0, -1.0}, BiasKind::PerColumn, true});
   run_fused<Tuned, float, float, act::GeluTanh>({Case{1024, 768, 2048, 1.0, -1.0}, BiasKind::PerColumn, true});
   // Stream-K: whole waves one tile per block, the leftover tiles shared out.
   const auto over = gemm_test::rows_past_a_wave<Tuned::Large, float>(10);

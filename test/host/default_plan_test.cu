@@ -119,6 +119,11 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   // 1024 x 2048 x 4096: 64 large tiles in 4 slices take 2 rounds, 512 small ones 4.
   CHECK(has(plan_nn<float>(kH100, 1024, 2048, 4096).composition, "TileShape<128,256,16,4,4>"));
   CHECK(has(plan_nn<float>(kH100, 1024, 2048, 4096).composition, "SplitK<4>"));
+  // The shapes the fused split-K test (epilogue_tuned_test.cu) relies on.
+  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 2048).composition, "TileShape<128,256,16,4,4>"));
+  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 2048).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 1024, 768, 2048).composition, "TileShape<64,64,32,1,4>"));
+  CHECK(has(plan_nn<float>(kH100, 1024, 768, 2048).composition, "SplitK<4>"));
 
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).composition, "MmaSyncMath"));
@@ -275,6 +280,11 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
   // Where they do not: within one round of the SMs (703 x 705: 132 small tiles), a short k, large C
   // (LargeMisaligned), and aligned rows (nothing to copy).
   CHECK(!has(plan_nn<float>(kH100, 703, 705, 701).composition, "PackedRows"));
+  // On the caller's rows, k is split only while the tiles fill at most half the SMs (42 of 132 here,
+  // 72 at 511 x 513).
+  CHECK(has(plan_nn<float>(kH100, 383, 385, 381).composition, "SplitK<4>"));
+  CHECK(!has(plan_nn<float>(kH100, 383, 385, 381).composition, "PackedRows"));
+  CHECK(!has(plan_nn<float>(kH100, 511, 513, 509).composition, "SplitK"));
   CHECK(plan_nn<float>(kH100, 703, 705, 701).workspace_bytes == 0);
   CHECK(!has(plan_nn<float>(kH100, 1023, 1025, 255).composition, "PackedRows"));
   CHECK(!has(plan_nn<float>(kH100, 2047, 2049, 2045).composition, "PackedRows"));
