@@ -13,6 +13,7 @@
 // and Inner has a path for misaligned rows, the call runs that path instead (same result, slower).
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include "args.cuh"
 #include "detail/launch.cuh"
 #include "detail/workspace.cuh"
@@ -21,8 +22,18 @@
 
 namespace gemm {
 
+namespace detail {
+template <class P, class = void>
+struct HasLoaderPart : std::false_type {};
+template <class P>
+struct HasLoaderPart<P, std::void_t<typename P::Loader>> : std::true_type {};
+}  // namespace detail
+
 template <class Inner>
 struct PackedRows {
+  static_assert(detail::HasLoaderPart<Inner>::value,
+                "PackedRows<P>: P must be a CUDA-core composition (a TiledPolicy, with a loader part); the Hopper "
+                "compositions copy misaligned operands themselves (PackMisalignedOperands).");
   static constexpr int kMinArch = Inner::kMinArch;
   static constexpr int kPackedRowBytes = 64;  // the copies' rows start on 64-byte boundaries
   static const char* name() { return "PackedRows"; }
