@@ -153,9 +153,11 @@ struct Tuned : Named<Tuned> {
   static std::string parts() {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; batches of entries up to 512x512, aligned {" + BatchMedium::parts() +
-           "}; fewer large tiles, by rounds of the SMs: k >= 2048 {" + LargeSplitK::parts() + "}, whole small tiles {" + Small::parts() + "}, k >= 256 {" + SmallSplitK::parts() +
+           "}; fewer large tiles, by rounds of the SMs: k >= 2048 {" + LargeSplitK::parts() + "}, whole small tiles {" +
+           Small::parts() + "}, k >= 256 {" + SmallSplitK::parts() +
            "}, each of those on aligned copies where rows are not 16-byte aligned, the small tiles take more than a "
-           "round, k >= 512 and B is not stored transposed (A stored transposed: split k only) {PackedRows<...>}; B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
+           "round, k >= 512 and B is not stored transposed (A stored transposed: split k only) {PackedRows<...>}; "
+           "B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
            SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
            "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
@@ -257,7 +259,7 @@ struct Tuned : Named<Tuned> {
       // transposed, copied element by element likewise, pays for its copies only through the k
       // split that aligned rows allow (TN 1023 x 1025 x 1021: 87.0 us split on copies, 93.1 whole
       // tiles on the caller's rows, 100.1 whole tiles on copies).
-      if constexpr (PackedRows<Small>::kStages<Args> && L::b == Op::N) {
+      if constexpr (detail::kPacksRows<Args> && L::b == Op::N) {
         if (!aligned && packing_pays(args, dev)) {
           return strict_fp32<L>(args, dev, true, [&](auto pick, const char* why) {
             using P = typename decltype(pick)::Policy;

@@ -20,7 +20,7 @@
 #include "../detail/vector.cuh"
 #include "../detail/k_slices.cuh"
 #include "../detail/workspace.cuh"
-#include "../kernel/pack_kernel.cuh"
+#include "../kernel/scratch_copies.cuh"
 #include "../kernel/split_kernel.cuh"
 #include "../kernel/transpose_kernel.cuh"
 #include "../parts/raster.cuh"
@@ -228,9 +228,9 @@ struct HopperPolicy {
       char* scratch = nullptr;
       if (Status s = workspace.allocate(scratch, staging.bytes); s != Status::Success) return s;
       Args args = caller_args;
-      if (Status s = stage_in(args, staging, scratch, dev, stream); s != Status::Success) return s;
+      if (Status s = staging.stage_in(args, scratch, dev, stream); s != Status::Success) return s;
       if (Status s = launch_layout<L>(args, dev, stream); s != Status::Success) return s;
-      return stage_out(caller_args, args, staging, dev, stream);
+      return staging.stage_out(caller_args, args, dev, stream);
     });
   }
 
@@ -304,7 +304,7 @@ struct HopperPolicy {
                         : detail::split_tf32<true>(c.B, c.ldb, c.k, c.n, hi_b, cross_b, ld, false, dev, stream);
     if (s != Status::Success) return s;
     Args args = caller_args;
-    if (Status st = stage_in(args, staging, scratch, dev, stream); st != Status::Success) return st;
+    if (Status st = staging.stage_in(args, scratch, dev, stream); st != Status::Success) return st;
     args.op_a = Op::N, args.op_b = Op::T;
     // A fused epilogue applies to the complete sum only: the cross pass runs without it.
     Partial cross = detail::without_epilogue(args);
@@ -323,7 +323,7 @@ struct HopperPolicy {
         return launch_shape<S, kernel<Partial, S, true>()>(slice, dev, stream);
     });
     if (st != Status::Success) return st;
-    return stage_out(caller_args, args, staging, dev, stream);
+    return staging.stage_out(caller_args, args, dev, stream);
   }
 
   // Kernel (for block shape S) fits this device and has sm_90a code in the binary.
@@ -352,31 +352,16 @@ struct HopperPolicy {
   //         kernel, instead of being read and stored element by element from registers (measured:
   //         4096 x 4097 bf16, 150 us of stores). With beta == 0 the consumers store such a C
   //         through shared memory in row order (CStore::Direct) and nothing is staged.
-  struct Staging {
-    enum Kind { None, Transpose, Pack };
-    Kind kind[3] = {None, None, None};  // A, B, C
-    int rows[3] = {}, row_len[3] = {}, ld[3] = {};
-    std::size_t offset[3] = {}, bytes = 0;
-  };
+  using Staging = detail::ScratchCopies;
 
   static constexpr long long kStageCFromElements = 1 << 22;
   static constexpr int kPackSlowRowsFrom = 4096;
-  static constexpr int kPackedRowBytes = 64;  // what the copies' rows are aligned to
 
   template <class T, class Args>
   static Staging plan_staging(const Args& args) {
     using In = typename Args::Element;
     using Out = typename Args::Output;
     Staging st;
-    // A copy's leading dimension: rows of len elements rounded up to kPackedRowBytes.
-    const auto packed_ld = [](int len, std::size_t elem_bytes) {
-      const int v = kPackedRowBytes / static_cast<int>(elem_bytes);
-      return static_cast<int>(detail::ceil_div(std::max(1, len), v) * v);
-    };
-    const auto reserve = [&](int x, std::size_t elem_bytes) {
-      st.offset[x] = st.bytes;
-      st.bytes += (static_cast<std::size_t>(st.rows[x]) * st.ld[x] * elem_bytes + 255) / 256 * 256;
-    };
     const Op ops[2] = {args.op_a, args.op_b};
     const int mn[2] = {args.m, args.n};
     const In* stored[2] = {args.A, args.B};
@@ -385,74 +370,20 @@ struct HopperPolicy {
       const bool k_major = (x == 0) == (ops[x] == Op::N);  // op N of A and op T of B keep k contiguous
       // (An operand TMA cannot read is never a batch's: runs_batch.)
       const bool slow_rows = Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
-                             (static_cast<long long>(lds[x]) * sizeof(In)) % kPackedRowBytes != 0;
-      if (std::is_same_v<T, tf32> && !k_major) {
-        st.kind[x] = Staging::Transpose;
-        st.rows[x] = mn[x], st.row_len[x] = args.k;
-      } else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) || slow_rows)) {
-        st.kind[x] = Staging::Pack;
-        st.rows[x] = k_major ? mn[x] : args.k, st.row_len[x] = k_major ? args.k : mn[x];
-      } else {
-        continue;
-      }
-      st.ld[x] = packed_ld(st.row_len[x], sizeof(In));
-      reserve(x, sizeof(In));
+                             (static_cast<long long>(lds[x]) * sizeof(In)) % Staging::kRowBytes != 0;
+      if (std::is_same_v<T, tf32> && !k_major)
+        st.add(x, mn[x], args.k, sizeof(In), /*transpose=*/true);
+      else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) || slow_rows))
+        st.add(x, k_major ? mn[x] : args.k, k_major ? args.k : mn[x], sizeof(In));
     }
     // A small C costs more in the extra launch and allocation than its stores from registers do.
     // A batch's C stores from registers where TMA cannot (no staging for batches).
     const bool c_by_copy = args.beta != 0 || std::is_same_v<T, tf32x3> || Epilogue::kBuffers == 0;
     if (Operands::kPack && Args::kBatching == Batch::None && c_by_copy && !sm90::tma_compatible(args.C, args.ldc) &&
         static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
-      st.kind[2] = Staging::Pack;
-      st.rows[2] = args.m, st.row_len[2] = args.n, st.ld[2] = packed_ld(args.n, sizeof(Out));
-      reserve(2, sizeof(Out));
+      st.add(2, args.m, args.n, sizeof(Out));
     }
     return st;
-  }
-
-  // Makes the copies (on the call's stream, before the kernel) and points args at them.
-  template <class Args>
-  static Status stage_in(Args& args, const Staging& st, char* scratch, const detail::DeviceInfo& dev,
-                         cudaStream_t stream) {
-    using In = typename Args::Element;
-    using Out = typename Args::Output;
-    const In** operand[2] = {&args.A, &args.B};
-    int* ld[2] = {&args.lda, &args.ldb};
-    detail::RowCopies<In> packs;  // A's and B's row copies go in one launch
-    for (int x = 0; x < 2; ++x) {
-      if (st.kind[x] == Staging::None) continue;
-      In* copy = reinterpret_cast<In*>(scratch + st.offset[x]);
-      if (st.kind[x] == Staging::Transpose) {
-        const Status s = detail::transpose(*operand[x], *ld[x], args.k, st.rows[x], copy, st.ld[x], dev, stream);
-        if (s != Status::Success) return s;
-        (x == 0 ? args.op_a : args.op_b) = x == 0 ? Op::N : Op::T;
-      } else {
-        (packs.first.rows == 0 ? packs.first : packs.second) = {*operand[x], *ld[x], st.rows[x], st.row_len[x], copy,
-                                                                 st.ld[x]};
-      }
-      *operand[x] = copy;
-      *ld[x] = st.ld[x];
-    }
-    if (Status s = detail::copy_rows(packs, dev, stream); s != Status::Success) return s;
-    if (st.kind[2] != Staging::None) {
-      Out* copy = reinterpret_cast<Out*>(scratch + st.offset[2]);
-      if (args.beta != 0) {
-        if (Status s = detail::copy_rows(args.C, args.ldc, args.m, args.n, copy, st.ld[2], dev, stream);
-            s != Status::Success)
-          return s;
-      }
-      args.C = copy;
-      args.ldc = st.ld[2];
-    }
-    return Status::Success;
-  }
-
-  // After the kernel: a C computed in a staged copy goes back to the caller's C.
-  template <class Args>
-  static Status stage_out(const Args& caller_args, const Args& args, const Staging& st, const detail::DeviceInfo& dev,
-                          cudaStream_t stream) {
-    if (st.kind[2] == Staging::None) return Status::Success;
-    return detail::copy_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
   }
 
   template <class L, class Args>

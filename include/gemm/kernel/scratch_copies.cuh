@@ -1,0 +1,78 @@
+#pragma once
+// Scratch copies of a call's A, B and C with 64-byte-aligned rows, carved out of one block of
+// stream-ordered scratch: what kernels whose loads need aligned rows read and write instead of the
+// caller's matrices (the Hopper family's TMA: HopperPolicy::plan_staging; the CUDA-core vector paths:
+// PackedRows). A and B are copied row for row (pack_kernel.cuh, both in one launch) or transposed
+// (transpose_kernel.cuh: an operand stored k x m or k x n made k-contiguous); C is computed in its
+// copy, which first receives C where the kernel reads it (beta != 0), and goes back after.
+#include <algorithm>
+#include <cstddef>
+#include "../args.cuh"
+#include "../detail/launch.cuh"
+#include "pack_kernel.cuh"
+#include "transpose_kernel.cuh"
+
+namespace gemm::detail {
+
+struct ScratchCopies {
+  static constexpr int kRowBytes = 64;  // what every copy's rows are aligned to
+  bool copy[3] = {false, false, false};         // A, B, C
+  bool transposed[2] = {false, false};          // A, B copied transposed (stored rows of length k)
+  int rows[3] = {}, row_len[3] = {}, ld[3] = {};  // the copy's rows and their length, its leading dimension
+  std::size_t offset[3] = {}, bytes = 0;         // where each copy starts in the block; the block's size
+
+  // Plans a copy of matrix x (0: A, 1: B, 2: C) as rows rows of row_len elements of elem_bytes each.
+  void add(int x, int rows_, int row_len_, std::size_t elem_bytes, bool transpose = false) {
+    const int per_row = kRowBytes / static_cast<int>(elem_bytes);
+    copy[x] = true;
+    if (x < 2) transposed[x] = transpose;
+    rows[x] = rows_, row_len[x] = row_len_;
+    ld[x] = static_cast<int>(ceil_div(std::max(1, row_len_), per_row) * per_row);
+    offset[x] = bytes;
+    bytes += (static_cast<std::size_t>(rows_) * ld[x] * elem_bytes + 255) / 256 * 256;
+  }
+
+  // Makes the copies on the stream (before the kernel) in the block at scratch and points args at them.
+  template <class Args>
+  Status stage_in(Args& args, char* scratch, const DeviceInfo& dev, cudaStream_t stream) const {
+    using In = typename Args::Element;
+    using Out = typename Args::Output;
+    const In** operand[2] = {&args.A, &args.B};
+    int* lds[2] = {&args.lda, &args.ldb};
+    RowCopies<In> packs;  // A's and B's row copies go in one launch
+    for (int x = 0; x < 2; ++x) {
+      if (!copy[x]) continue;
+      In* dst = reinterpret_cast<In*>(scratch + offset[x]);
+      if (transposed[x]) {
+        if (Status s = transpose(*operand[x], *lds[x], row_len[x], rows[x], dst, ld[x], dev, stream);
+            s != Status::Success)
+          return s;
+        (x == 0 ? args.op_a : args.op_b) = x == 0 ? Op::N : Op::T;
+      } else {
+        (packs.first.rows == 0 ? packs.first : packs.second) = {*operand[x], *lds[x], rows[x], row_len[x], dst, ld[x]};
+      }
+      *operand[x] = dst;
+      *lds[x] = ld[x];
+    }
+    if (Status s = copy_rows(packs, dev, stream); s != Status::Success) return s;
+    if (copy[2]) {
+      Out* dst = reinterpret_cast<Out*>(scratch + offset[2]);
+      if (args.beta != 0) {  // (with beta == 0 the kernel writes C without reading it)
+        if (Status s = copy_rows(args.C, args.ldc, args.m, args.n, dst, ld[2], dev, stream); s != Status::Success)
+          return s;
+      }
+      args.C = dst;
+      args.ldc = ld[2];
+    }
+    return Status::Success;
+  }
+
+  // After the kernel: a C computed in its copy (args, as stage_in left them) goes back to the caller's.
+  template <class Args>
+  Status stage_out(const Args& caller_args, const Args& args, const DeviceInfo& dev, cudaStream_t stream) const {
+    if (!copy[2]) return Status::Success;
+    return copy_rows(args.C, args.ldc, args.m, args.n, caller_args.C, caller_args.ldc, dev, stream);
+  }
+};
+
+}  // namespace gemm::detail
