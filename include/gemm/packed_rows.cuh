@@ -40,6 +40,8 @@ struct PackedRows {
                 "PackedRows<P>: P must be a CUDA-core composition (a TiledPolicy, with a loader part); the Hopper "
                 "compositions copy misaligned operands themselves (PackMisalignedOperands).");
   static constexpr int kMinArch = Inner::kMinArch;
+  template <class X>
+  using WithTargets = PackedRows<typename Inner::template WithTargets<X>>;
   static const char* name() { return "PackedRows"; }
   static std::string parts() {
     return std::string("rows not 16-byte aligned copied into aligned scratch rows first, then ") + Inner::name() +

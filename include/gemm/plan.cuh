@@ -49,12 +49,9 @@ struct Target {
 
 namespace detail {
 
-// Compiled into every binary that plans: its PTX version says whether the binary holds sm_90a code.
-template <int = 0>
-__global__ void sm90a_probe_kernel() {}
-
 // Whether composition P, with math type U, can run on dev; the same checks its launch makes first.
-template <class P, class U>
+// Targets: the images that hold its kernels' bodies (parts/targets.cuh), which only a binary can tell.
+template <class P, class U, class Targets = EveryImage>
 Status can_run(const DeviceInfo& dev, bool check_binary) {
   constexpr bool kHopper = P::kMinArch == 90;  // wgmma and TMA: sm_90 (sm_90a code) only
   if (dev.arch < P::kMinArch || (kHopper && dev.arch != 90)) return Status::UnsupportedArchitecture;
@@ -62,8 +59,9 @@ Status can_run(const DeviceInfo& dev, bool check_binary) {
   // (the tf32 shapes exist only K-major; 3xTF32's shape is sized to fit by construction).
   using Sized = std::conditional_t<kHopper, __nv_bfloat16, storage_t<U>>;
   if (P::template smem_bytes<Sized>() > dev.smem_optin) return Status::SharedMemoryTooLarge;
-  if (kHopper && check_binary) return prepare_kernel<&sm90a_probe_kernel<>>(0, dev, 90);
-  return Status::Success;
+  if (!check_binary) return Status::Success;
+  if (kHopper) return runs_here<WithWgmma>(dev);
+  return runs_here<Targets>(dev);
 }
 
 // Scratch bytes composition P takes for args: its workspace_bytes<U>(args) where it has one (the
@@ -104,7 +102,7 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
   } else if constexpr (std::is_same_v<Policy, preset::Tuned>) {
     plan.status = Policy::template decide<T, Layouts>(args, dev, [&](auto pick, const char* why) {
       using Pick = decltype(pick);
-      const Status s = can_run<typename Pick::Policy, typename Pick::Math>(dev, check_binary);
+      const Status s = can_run<typename Pick::Policy, typename Pick::Math, TargetsOf<Pick>>(dev, check_binary);
       if (s == Status::Success) {
         plan.composition = composition<typename Pick::Policy>();
         plan.reason = why;

@@ -1,7 +1,7 @@
 #pragma once
 // Policies: a policy is a composition of parts; a preset is a named policy.
 //
-//   TiledPolicy<TileShape, ThreadMap, Loader, SmemLayout, Pipeline, Math, Epilogue, Raster>
+//   TiledPolicy<TileShape, ThreadMap, Loader, SmemLayout, Pipeline, Math, Epilogue, Raster, KSplit, Targets>
 //   DirectPolicy<Mapping>                 (no shared memory: the tutorials' first two kernels)
 //
 // Name a policy by deriving from it and from Named<Self>:
@@ -23,6 +23,7 @@
 #include "parts/pipeline.cuh"
 #include "parts/raster.cuh"
 #include "parts/smem_layout.cuh"
+#include "parts/targets.cuh"
 #include "parts/thread_map.cuh"
 #include "parts/tile_shape.cuh"
 
@@ -63,7 +64,7 @@ struct DirectPolicy {
 };
 
 template <class ShapeP, class ThreadMapP, class LoaderP, class LayoutP, class PipelineP, class MathP, class EpilogueP,
-          class RasterP = RowMajorRaster, class KSplitP = NoSplitK>
+          class RasterP = RowMajorRaster, class KSplitP = NoSplitK, class TargetsP = EveryImage>
 struct TiledPolicy {
   using Shape = ShapeP;
   using ThreadMap = ThreadMapP;
@@ -74,6 +75,10 @@ struct TiledPolicy {
   using Epilogue = EpilogueP;
   using Raster = RasterP;
   using KSplit = KSplitP;
+  using Targets = TargetsP;
+  // The same composition with its kernel bodies in other images (parts/targets.cuh).
+  template <class X>
+  using WithTargets = TiledPolicy<ShapeP, ThreadMapP, LoaderP, LayoutP, PipelineP, MathP, EpilogueP, RasterP, KSplitP, X>;
 
   // The parts resolved for what A and B hold (In): what the kernel template reads. Shared memory and
   // the accumulators hold Acc (float for 16-bit inputs, which the loader converts on the way).
@@ -88,6 +93,7 @@ struct TiledPolicy {
     using Epilogue = EpilogueP;
     using Raster = RasterP;
     using KSplit = KSplitP;
+    using Targets = TargetsP;
     static constexpr int kThreads = Map::kThreads;
     static constexpr int kLoadWidth = LoaderP::template kWidth<Acc>;
     static constexpr int kSmemBytes = PipelineP::kStages * Tiles::kStageElems * static_cast<int>(sizeof(Acc));
@@ -101,7 +107,8 @@ struct TiledPolicy {
   static std::string parts() {
     return Shape::describe() + ", " + ThreadMap::describe() + ", " + Loader::describe() + ", " + Layout::describe() +
            ", " + Pipeline::describe() + ", " + Math::describe() + ", " + Epilogue::describe() + ", " +
-           Raster::describe() + (KSplit::kSplits > 1 || KSplit::kStreamK ? ", " + KSplit::describe() : std::string());
+           Raster::describe() + (KSplit::kSplits > 1 || KSplit::kStreamK ? ", " + KSplit::describe() : std::string()) +
+           (std::is_same_v<Targets, EveryImage> ? std::string() : ", " + Targets::describe());
   }
 
   // float and double; a preset may add 16-bit inputs where its pipeline stages through registers
@@ -186,6 +193,7 @@ struct TiledPolicy {
                   "register-staged pipeline (SingleStage or RegisterDoubleBuffer) and no split-K or stream-K.");
     if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
     if (Cfg::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
+    if (Status s = detail::runs_here<Targets>(dev); s != Status::Success) return s;
     const long long tiles = detail::ceil_div(args.m, Shape::BM) * detail::ceil_div(args.n, Shape::BN);
     if constexpr (KSplit::kSplits > 1) {  // slices add into C: apply beta first
       if (Status s = detail::scale_c(detail::without_epilogue(args), dev, stream); s != Status::Success) return s;

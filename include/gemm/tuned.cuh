@@ -9,6 +9,7 @@
 #include "policy.cuh"
 #include "presets.cuh"
 #include "sm90/policy.cuh"
+#include "parts/targets.cuh"
 #include "type_list.cuh"
 
 namespace gemm::preset {
@@ -18,11 +19,11 @@ namespace gemm::preset {
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
 //   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first); on sm_80-89
-//                mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80, the float
-//                choices (strict fp32 is within TF32's error);
+//                mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80, strict fp32
+//                on CUDA cores (WarpTiled: within TF32's error);
 //   tf32x3:      on sm_90 three passes of the TF32 Hopper kernel over split operands; on sm_80-89
 //                mma.sync with the split in registers (128x128 tiles of 32x64 warp tiles, k slices of
-//                4096); before sm_80, the float compositions (strict fp32 is at least as accurate);
+//                4096); before sm_80, strict fp32 on CUDA cores (WarpTiled: at least as accurate);
 //   double:      on sm_80+, the FP64 tensor cores (Dmma's composition, or 128x64 tiles for small C;
 //                any alignment); before, a CUDA-core composition;
 //   bf16, fp16:  on sm_90 the persistent warp-specialised wgmma kernel (Persistent's composition,
@@ -136,7 +137,7 @@ struct Tuned : Named<Tuned> {
   // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
   // 4 warps of 64x32 spilled registers on the copies' addresses). Dmma's 4
   // stages take 128 KB of shared memory, more than sm_86 and sm_89 give a block: those take the small
-  // tile (96 KB) and, where even that does not fit, the CUDA-core composition.
+  // tile (96 KB; every sm_80+ GPU gives a block at least 99 KB). Before sm_80, CUDA cores (Double).
   using DoubleMma = MmaPolicy<MmaTile<128, 128, 128>, WarpTile<64, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
                               SwizzledRaster<8>>;
   using DoubleMmaSmall = MmaPolicy<MmaTile<128, 64, 128>, WarpTile<32, 32>, CpAsyncFragmentPipeline<4>, DmmaMath,
@@ -210,48 +211,55 @@ struct Tuned : Named<Tuned> {
   static Status decide(const Args& args, const detail::DeviceInfo& dev, Visit&& visit) {
     using detail::ceil_div;
     using detail::Pick;
+    // Where a pick's kernels are compiled (parts/targets.cuh). The CUDA-core compositions for GPUs
+    // before sm_80 run only there (every sm_80+ GPU has room for a tensor-core tile of each type).
+    // The tensor-core fallbacks of bf16, fp16, tf32 and tf32x3 run a single product only where the
+    // Hopper kernel cannot (no sm_90a code, or not an sm_90 GPU): the Hopper kernel runs every single
+    // product it is given, staging what TMA cannot read; a batch it cannot read takes them on sm_90 too.
+    using Legacy = BeforeSm80;
+    using Fallback = std::conditional_t<Args::kBatching == Batch::None, WithoutWgmma, void>;
     if constexpr (std::is_same_v<T, double>) {
       if (dev.arch >= 80) {
-        const Status s = tile_per_sm_or_smaller<DoubleMma, DoubleMmaSmall, T>(
+        const Status s = tile_per_sm_or_smaller<DoubleMma, DoubleMmaSmall, T, void>(
             args, dev, visit, "double, sm_80+, at least one 128x128 tile per SM: FP64 tensor cores (DMMA), 128x128 tiles",
             "double, sm_80+, fewer 128x128 tiles than SMs (or their 128 KB of shared memory does not fit): DMMA, "
             "128x64 tiles");
         if (!try_another(s)) return s;
       }
-      return visit(Pick<Double, T>{}, "double without FP64 tensor cores (before sm_80, or no DMMA tile fits): CUDA "
-                                      "cores, 128x128 tiles");
+      return visit(Pick<Double, T, Legacy>{}, "double before sm_80 (no FP64 tensor cores): CUDA cores, 128x128 tiles");
     } else if constexpr (is_16bit<T>) {
       if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
         const Status s = Mma::copies_can_read(args)
-                             ? mma_sync<T>(args, dev, visit)
-                             : visit(Pick<MmaMisaligned, T>{}, "16-bit, sm_80+ without wgmma, rows cp.async cannot "
-                                                               "read or cannot see (odd leading dimension or pointer, "
-                                                               "pointer arrays): mma.sync, cp.async for blocks whose "
-                                                               "rows are 16-byte aligned, else element loads");
+                             ? mma_sync<T, Fallback>(args, dev, visit)
+                             : visit(Pick<MmaMisaligned, T, Fallback>{}, "16-bit, sm_80+ without wgmma, rows cp.async "
+                                                                         "cannot read or cannot see (odd leading "
+                                                                         "dimension or pointer, pointer arrays): "
+                                                                         "mma.sync, cp.async for blocks whose rows are "
+                                                                         "16-byte aligned, else element loads");
         if (!try_another(s)) return s;
       }
-      return visit(Pick<WarpTiled, T>{}, "16-bit before sm_80: CUDA cores (WarpTiled), converting to float");
-    } else {
-      if constexpr (std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) {
-        if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
-      }
-      if constexpr (std::is_same_v<T, tf32>) {
-        if (dev.arch >= 80 && Mma::copies_can_read(args)) {  // float rows are always 4-byte aligned
-          if (Status s = mma_sync<T>(args, dev, visit); !try_another(s)) return s;
-        }
-      }
-      if constexpr (std::is_same_v<T, tf32x3>) {
-        if (dev.arch >= 80) {
-          const Status s = tile_per_sm_or_smaller<Mma3xTf32, Mma3xTf32Small, T>(
+      return visit(Pick<WarpTiled, T, Legacy>{}, "16-bit before sm_80: CUDA cores (WarpTiled), converting to float");
+    } else if constexpr (std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) {
+      // TF32 and 3xTF32: the Hopper kernel, else mma.sync on sm_80+ (float rows are always aligned
+      // enough for its copies); before sm_80 strict fp32, which is within their error.
+      if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
+      if (dev.arch >= 80) {
+        if constexpr (std::is_same_v<T, tf32>) {
+          if (Status s = mma_sync<T, Fallback>(args, dev, visit); !try_another(s)) return s;
+        } else {
+          const Status s = tile_per_sm_or_smaller<Mma3xTf32, Mma3xTf32Small, T, Fallback>(
               args, dev, visit, "3xTF32, sm_80+ without wgmma, at least one 128x128 tile per SM: mma.sync, split in "
               "registers, 128x128 tiles",
               "3xTF32, sm_80+ without wgmma, fewer 128x128 tiles than SMs: mma.sync, split in registers, 64x128 tiles");
           if (!try_another(s)) return s;
         }
       }
-      // Strict fp32 (and tf32, tf32x3 where no tensor-core kernel runs: strict fp32 is within their error).
-      if (dev.arch < 80) return visit(Pick<WarpTiled, float>{}, "fp32 before sm_80 (no cp.async): WarpTiled");
+      return visit(Pick<WarpTiled, float, Legacy>{}, "TF32 before sm_80 (no tensor cores for it): strict fp32, "
+                                                     "WarpTiled");
+    } else {
+      // Strict fp32.
+      if (dev.arch < 80) return visit(Pick<WarpTiled, float, Legacy>{}, "fp32 before sm_80 (no cp.async): WarpTiled");
       const bool aligned = detail::all_vector_aligned(args);
       // Rows not 16-byte aligned: where packing_pays, the choices for aligned rows, made for aligned
       // copies. Not for B stored transposed, which every composition copies element by element into
@@ -307,9 +315,11 @@ struct Tuned : Named<Tuned> {
                                                     "64x64 tiles");
     } else {
       if (large_entries && large_tiles >= 96) {
-        if (aligned && Args::kBatching != Batch::None && args.m <= 512 && args.n <= 512)
-          return visit(Pick<BatchMedium, float>{}, "fp32, a batch of entries up to 512x512, 16-byte-aligned rows: "
-                                                   "128x128 tiles");
+        if constexpr (Args::kBatching != Batch::None) {  // (compiled for batches only)
+          if (aligned && args.m <= 512 && args.n <= 512)
+            return visit(Pick<BatchMedium, float>{}, "fp32, a batch of entries up to 512x512, 16-byte-aligned rows: "
+                                                     "128x128 tiles");
+        }
         return aligned ? visit(Pick<Large, float>{}, "fp32, at least 96 tiles of 128x256, 16-byte-aligned rows: "
                                                      "128x256 tiles, stream-K for the last wave")
                        : visit(Pick<LargeMisaligned, float>{}, "fp32, at least 96 tiles of 128x256, rows not "
@@ -419,22 +429,23 @@ struct Tuned : Named<Tuned> {
     }
   }
 
-  // Composition Large where its tiles make at least one per SM and it can run here, else Small.
-  template <class Large, class Small, class T, class Args, class Visit>
+  // Composition Large where its tiles make at least one per SM and it can run here, else Small
+  // (kernels compiled where Where says: void, everywhere).
+  template <class Large, class Small, class T, class Where, class Args, class Visit>
   static Status tile_per_sm_or_smaller(const Args& args, const detail::DeviceInfo& dev, Visit& visit,
                                        const char* why_large, const char* why_small) {
     if (batch_tiles(args, Large::Tile::BM, Large::Tile::BN) >= dev.sms) {
-      const Status s = visit(detail::Pick<Large, T>{}, why_large);
+      const Status s = visit(detail::Pick<Large, T, Where>{}, why_large);
       if (!try_another(s)) return s;
     }
-    return visit(detail::Pick<Small, T>{}, why_small);
+    return visit(detail::Pick<Small, T, Where>{}, why_small);
   }
 
   // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read. Mma's 144 KB
   // of shared memory is more than sm_86 and sm_89 give a block: those take the small tile.
-  template <class T, class Args, class Visit>
+  template <class T, class Where, class Args, class Visit>
   static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
-    return tile_per_sm_or_smaller<Mma, MmaSmall, T>(
+    return tile_per_sm_or_smaller<Mma, MmaSmall, T, Where>(
         args, dev, visit, "sm_80+ without wgmma, at least one 128x256 tile per SM: mma.sync, 128x256 tiles, 3 stages "
         "64 bytes deep",
         "sm_80+ without wgmma, fewer 128x256 tiles than SMs (or their 144 KB of shared memory does not fit): "
@@ -449,7 +460,7 @@ struct Tuned : Named<Tuned> {
                                  [&](auto layouts) { return launch<T, decltype(layouts)>(args, dev, stream); });
     } else {
       return decide<T, L>(args, dev, [&](auto pick, const char*) {
-        using P = typename decltype(pick)::Policy;
+        using P = detail::PickedPolicy<decltype(pick)>;
         return P::template launch<typename decltype(pick)::Math, L>(args, dev, stream);
       });
     }

@@ -311,10 +311,13 @@ struct Ops {
 };
 
 // A composition and the math type to run it with: what preset::Tuned's decision hands its visitor.
-template <class P, class U>
+// Targets (parts/targets.cuh): the images that compile its kernels' bodies for this pick, where the
+// decision reaches it only on some devices (void: the composition's own).
+template <class P, class U, class Targets = void>
 struct Pick {
   using Policy = P;
   using Math = U;
+  using Where = Targets;
 };
 
 // "Any layout, known at run time": what the entry points with op arguments pass down.

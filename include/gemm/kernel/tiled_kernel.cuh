@@ -8,6 +8,7 @@
 #include "../parts/epilogue.cuh"
 #include "../parts/k_split.cuh"
 #include "../parts/loader.cuh"
+#include "../parts/targets.cuh"
 
 namespace gemm::detail {
 
@@ -211,52 +212,56 @@ __device__ __forceinline__ void compute_tile(const Args& args, typename Cfg::Acc
 
 template <class Args, class Cfg, bool kVec, class Layouts>
 __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const Args params, const StreamKSchedule sk) {
-  if (beyond_batch(params)) return;
-  decltype(auto) args = block_entry(params);
-  extern __shared__ __align__(16) unsigned char smem_bytes[];
-  using T = typename Cfg::Acc;
-  T* smem = reinterpret_cast<T*>(smem_bytes);
-  using Shape = typename Cfg::Shape;
-  using KSplit = typename Cfg::KSplit;
-
-  const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
-  const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
-  const int tiles = tiles_m * tiles_n;
-  const int block = static_cast<int>(blockIdx.x);
-  if constexpr (KSplit::kStreamK) {
-    // Tile t owns iterations [t * k_iters, (t + 1) * k_iters) of one line; a whole-tile block takes
-    // its tile's, a stream-K block an even share of the leftover tiles' (which may span two tiles).
-    const int k_iters = (args.k + Shape::BK - 1) / Shape::BK;
-    long long it, end;
-    if (block < sk.dp_tiles) {
-      it = static_cast<long long>(block) * k_iters;
-      end = it + k_iters;
-    } else {
-      const long long first = static_cast<long long>(sk.dp_tiles) * k_iters;
-      const long long share = static_cast<long long>(tiles - sk.dp_tiles) * k_iters;
-      const int s = block - sk.dp_tiles;
-      it = first + share * s / sk.sk_blocks;
-      end = first + share * (s + 1) / sk.sk_blocks;
-    }
-    while (it < end) {  // the same for every thread of the block
-      const int tile = static_cast<int>(it / k_iters);
-      const int kb = static_cast<int>(it - static_cast<long long>(tile) * k_iters);
-      const int ke = static_cast<int>(min(static_cast<long long>(k_iters), kb + (end - it)));
-      const int k0 = kb * Shape::BK;
-      compute_tile<Args, Cfg, kVec, Layouts>(args, smem, tile, tiles_m, tiles_n, k0, min(args.k, ke * Shape::BK) - k0,
-                                 tile >= sk.dp_tiles);
-      it += ke - kb;
-      __syncthreads();  // the next tile's copies reuse the shared stages
-    }
+  if constexpr (!compiled_here<typename Cfg::Targets>()) {
+    __trap();  // unreachable: the host launches this only where runs_here<Targets> (parts/targets.cuh)
   } else {
-    // With split-K, consecutive groups of tiles blocks take consecutive k slices.
-    constexpr int kSplits = KSplit::kSplits;
-    const int split = block / tiles;
-    const int k_per_split =
-        kSplits == 1 ? args.k : ((args.k + kSplits - 1) / kSplits + Shape::BK - 1) / Shape::BK * Shape::BK;
-    const int k0 = split * k_per_split;
-    const int k_len = max(0, min(args.k - k0, k_per_split));
-    compute_tile<Args, Cfg, kVec, Layouts>(args, smem, block - split * tiles, tiles_m, tiles_n, k0, k_len, kSplits > 1);
+    if (beyond_batch(params)) return;
+    decltype(auto) args = block_entry(params);
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    using T = typename Cfg::Acc;
+    T* smem = reinterpret_cast<T*>(smem_bytes);
+    using Shape = typename Cfg::Shape;
+    using KSplit = typename Cfg::KSplit;
+
+    const int tiles_m = (args.m + Shape::BM - 1) / Shape::BM;
+    const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
+    const int tiles = tiles_m * tiles_n;
+    const int block = static_cast<int>(blockIdx.x);
+    if constexpr (KSplit::kStreamK) {
+      // Tile t owns iterations [t * k_iters, (t + 1) * k_iters) of one line; a whole-tile block takes
+      // its tile's, a stream-K block an even share of the leftover tiles' (which may span two tiles).
+      const int k_iters = (args.k + Shape::BK - 1) / Shape::BK;
+      long long it, end;
+      if (block < sk.dp_tiles) {
+        it = static_cast<long long>(block) * k_iters;
+        end = it + k_iters;
+      } else {
+        const long long first = static_cast<long long>(sk.dp_tiles) * k_iters;
+        const long long share = static_cast<long long>(tiles - sk.dp_tiles) * k_iters;
+        const int s = block - sk.dp_tiles;
+        it = first + share * s / sk.sk_blocks;
+        end = first + share * (s + 1) / sk.sk_blocks;
+      }
+      while (it < end) {  // the same for every thread of the block
+        const int tile = static_cast<int>(it / k_iters);
+        const int kb = static_cast<int>(it - static_cast<long long>(tile) * k_iters);
+        const int ke = static_cast<int>(min(static_cast<long long>(k_iters), kb + (end - it)));
+        const int k0 = kb * Shape::BK;
+        compute_tile<Args, Cfg, kVec, Layouts>(args, smem, tile, tiles_m, tiles_n, k0, min(args.k, ke * Shape::BK) - k0,
+                                   tile >= sk.dp_tiles);
+        it += ke - kb;
+        __syncthreads();  // the next tile's copies reuse the shared stages
+      }
+    } else {
+      // With split-K, consecutive groups of tiles blocks take consecutive k slices.
+      constexpr int kSplits = KSplit::kSplits;
+      const int split = block / tiles;
+      const int k_per_split =
+          kSplits == 1 ? args.k : ((args.k + kSplits - 1) / kSplits + Shape::BK - 1) / Shape::BK * Shape::BK;
+      const int k0 = split * k_per_split;
+      const int k_len = max(0, min(args.k - k0, k_per_split));
+      compute_tile<Args, Cfg, kVec, Layouts>(args, smem, block - split * tiles, tiles_m, tiles_n, k0, k_len, kSplits > 1);
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "../args.cuh"
 #include "../detail/batch.cuh"
 #include "../detail/launch.cuh"
+#include "../parts/targets.cuh"
 #include "../ptx/cp_async.cuh"
 #include "tile_copy.cuh"
 
@@ -122,31 +123,35 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Args para
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // unreachable: the host refuses devices older than sm_80
 #else
-  if (detail::beyond_batch(params)) return;
-  const Args args = detail::block_entry(params);  // a copy: here a reference to the parameters changed the code
-  // Dynamic shared memory is only guaranteed 16-byte alignment; wmma's pointers need 32 bytes, so the
-  // stages start at the next 128-byte boundary (Cfg::kSmemBytes holds the slack).
-  extern __shared__ __align__(16) unsigned char mma_smem[];
-  char* smem = reinterpret_cast<char*>(mma_smem) + (128u - detail::smem_address(mma_smem) % 128u) % 128u;
-  using Tile = typename Cfg::Tile;
-  using Warp = typename Cfg::Warp;
-  const int tiles_m = (args.m + Tile::BM - 1) / Tile::BM;
-  const int tiles_n = (args.n + Tile::BN - 1) / Tile::BN;
-  int tile_m, tile_n;
-  Cfg::Raster::tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
-  const int m0 = tile_m * Tile::BM, n0 = tile_n * Tile::BN;
+  if constexpr (!detail::compiled_here<typename Cfg::Targets>()) {
+    __trap();  // unreachable: the host launches this only where runs_here<Targets> (parts/targets.cuh)
+  } else {
+    if (detail::beyond_batch(params)) return;
+    const Args args = detail::block_entry(params);  // a copy: here a reference to the parameters changed the code
+    // Dynamic shared memory is only guaranteed 16-byte alignment; wmma's pointers need 32 bytes, so the
+    // stages start at the next 128-byte boundary (Cfg::kSmemBytes holds the slack).
+    extern __shared__ __align__(16) unsigned char mma_smem[];
+    char* smem = reinterpret_cast<char*>(mma_smem) + (128u - detail::smem_address(mma_smem) % 128u) % 128u;
+    using Tile = typename Cfg::Tile;
+    using Warp = typename Cfg::Warp;
+    const int tiles_m = (args.m + Tile::BM - 1) / Tile::BM;
+    const int tiles_n = (args.n + Tile::BN - 1) / Tile::BN;
+    int tile_m, tile_n;
+    Cfg::Raster::tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+    const int m0 = tile_m * Tile::BM, n0 = tile_n * Tile::BN;
 
-  const int warp_id = static_cast<int>(threadIdx.x) / 32;
-  const Warp warp((warp_id / Cfg::kWarpsN) * Warp::WM, (warp_id % Cfg::kWarpsN) * Warp::WN,
-                  static_cast<int>(threadIdx.x) % 32);
-  typename Warp::Accumulators acc;
-  Warp::zero(acc);
+    const int warp_id = static_cast<int>(threadIdx.x) / 32;
+    const Warp warp((warp_id / Cfg::kWarpsN) * Warp::WM, (warp_id % Cfg::kWarpsN) * Warp::WN,
+                    static_cast<int>(threadIdx.x) % 32);
+    typename Warp::Accumulators acc;
+    Warp::zero(acc);
 
-  Mainloop<Args, Cfg> ml(args, warp, smem, m0, n0);
-  Cfg::Pipeline::run(ml, acc);
+    Mainloop<Args, Cfg> ml(args, warp, smem, m0, n0);
+    Cfg::Pipeline::run(ml, acc);
 
-  if constexpr (Warp::kEpilogueBytesPerWarp > 0) __syncthreads();  // the epilogue reuses the stages
-  warp.store(acc, args, m0, n0, smem);
+    if constexpr (Warp::kEpilogueBytesPerWarp > 0) __syncthreads();  // the epilogue reuses the stages
+    warp.store(acc, args, m0, n0, smem);
+  }
 #endif
 }
 

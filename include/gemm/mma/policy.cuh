@@ -1,7 +1,7 @@
 #pragma once
 // MmaPolicy: the warp-level tensor-core family (sm_80 and newer: sm_80, sm_86, sm_89, sm_90).
 //
-//   MmaPolicy<MmaTile<BM, BN, KBytes>, WarpTile<WM, WN>, Pipeline, Math, Raster, OnMisaligned>
+//   MmaPolicy<MmaTile<BM, BN, KBytes>, WarpTile<WM, WN>, Pipeline, Math, Raster, OnMisaligned, Targets>
 //
 //   Math:       WmmaMath (nvcuda::wmma), MmaSyncMath (mma.sync + ldmatrix: bf16, fp16, tf32) or
 //               DmmaMath (mma.m8n8k4.f64: double). The math part also picks the shared layouts its
@@ -20,6 +20,7 @@
 //               aligned; 16-bit inputs then still need 4-byte rows (an even leading dimension, a
 //               4-byte-aligned pointer), else MisalignedA/B. tf32 (float) and double rows are always
 //               aligned enough for it. A register-staged pipeline takes any alignment.
+//   Targets:    which compiled images hold the kernels' bodies (parts/targets.cuh; EveryImage).
 // C needs only its element alignment (mma/epilogue.cuh), M, N and K are any size (zero-filled
 // edges), every layout of A and B is served, and beta == 0 never reads C.
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "../parts/loader.cuh"
 #include "../parts/pipeline.cuh"
 #include "../parts/raster.cuh"
+#include "../parts/targets.cuh"
 #include "../types.cuh"
 #include "dmma_math.cuh"
 #include "kernel.cuh"
@@ -41,13 +43,17 @@
 namespace gemm {
 
 template <class TileP, class WarpsP, class PipelineP, class MathP, class RasterP = SwizzledRaster<8>,
-          Misaligned OnMisaligned = Misaligned::ScalarPath>
+          Misaligned OnMisaligned = Misaligned::ScalarPath, class TargetsP = EveryImage>
 struct MmaPolicy {
   using Tile = TileP;
   using Warps = WarpsP;
   using Pipeline = PipelineP;
   using Math = MathP;
   using Raster = RasterP;
+  using Targets = TargetsP;
+  // The same composition with its kernel bodies in other images (parts/targets.cuh).
+  template <class X>
+  using WithTargets = MmaPolicy<TileP, WarpsP, PipelineP, MathP, RasterP, OnMisaligned, X>;
   static_assert(Tile::BM % Warps::WM == 0 && Tile::BN % Warps::WN == 0,
                 "MmaPolicy: the block tile must be a whole number of warp tiles: BM a multiple of WM and BN of WN.");
   static constexpr int kWarpsM = Tile::BM / Warps::WM;
@@ -70,7 +76,8 @@ struct MmaPolicy {
            (kCopiesWhereAligned ? ", CpAsync<16B>-where-aligned|ElementLoads<any-alignment>"
             : kRegisterStaged  ? ", ElementLoads<any-alignment>"
             : kNarrowCopies  ? ", CpAsync<16B,4B|8B-if-misaligned>"
-                             : ", CpAsync<16B,reject-misaligned>");
+                             : ", CpAsync<16B,reject-misaligned>") +
+           (std::is_same_v<Targets, EveryImage> ? std::string() : ", " + Targets::describe());
   }
 
   // 3xTF32 keeps two sets of accumulators and the split fragments: at most 32 x 64 per warp (64 x 64
@@ -90,6 +97,7 @@ struct MmaPolicy {
     using Tile = TileP;
     using Pipeline = PipelineP;
     using Raster = RasterP;
+    using Targets = TargetsP;
     using Warp = typename MathP::template Warp<T, TileP, WarpsP, Layouts>;
     static constexpr int kThreads = MmaPolicy::kThreads;
     static constexpr int kWarpsN = MmaPolicy::kWarpsN;
@@ -151,6 +159,7 @@ struct MmaPolicy {
       return Status::UnsupportedArchitecture;  // unreachable: gemm::gemm's static_assert refuses the call
     } else {
       if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
+      if (Status s = detail::runs_here<Targets>(dev); s != Status::Success) return s;
       if constexpr (std::is_same_v<T, tf32x3> && Args::kBatching != Batch::Pointers) {
         if (args.k > kSplitSliceK)
           return detail::in_k_slices(args, kSplitSliceK, Tile::template kBK<float>,

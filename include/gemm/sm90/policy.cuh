@@ -24,6 +24,7 @@
 #include "../kernel/split_kernel.cuh"
 #include "../kernel/transpose_kernel.cuh"
 #include "../parts/raster.cuh"
+#include "../parts/targets.cuh"
 #include "../types.cuh"
 #include "kernels.cuh"
 #include "tensor_map.cuh"
@@ -330,6 +331,8 @@ struct HopperPolicy {
   template <class S, auto kKernel>
   static Status prepare(const detail::DeviceInfo& dev) {
     if (S::kSmemBytes > dev.smem_optin) return Status::SharedMemoryTooLarge;
+    // Code built for plain sm_90 (no sm_90a features) holds only the kernels' trapping stubs.
+    if (Status s = detail::runs_here<WithWgmma>(dev); s != Status::Success) return s;
     return detail::prepare_kernel<kKernel>(S::kSmemBytes, dev, 90);
   }
 
