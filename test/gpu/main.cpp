@@ -1,8 +1,5 @@
 // GPU tests: skip with a visible reason (exit code 77, which ctest reports as skipped) when no
 // CUDA device is usable, so a GPU-less CI machine builds them and says why they did not run.
-#if !defined(GEMM_CATCH2_V3)
-#define CATCH_CONFIG_RUNNER
-#endif
 #include <cstdio>
 #include <cuda_runtime.h>
 #include "../catch.hpp"

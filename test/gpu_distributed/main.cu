@@ -4,9 +4,6 @@
 // watchdog thread ends the run with exit code 124 and names what it was doing when the run takes
 // longer than GEMM_DIST_TEST_TIMEOUT_S seconds (default 600): a hang in a collective shows up as a
 // message, not as a stuck job. NCCL_NVLS_ENABLE is set to 0 before any communicator exists.
-#if !defined(GEMM_CATCH2_V3)
-#define CATCH_CONFIG_RUNNER
-#endif
 #include <atomic>
 #include <chrono>
 #include <cstdio>
