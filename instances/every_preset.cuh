@@ -1,0 +1,45 @@
+#pragma once
+// What gemm_arch_check compiles for GEMM_CHECK_ARCHITECTURES (instances/CMakeLists.txt): every
+// preset that serves math type T with C of type Out, through every entry point (single products with
+// any layout, strided and pointer-array batches) and a fused epilogue (bias + GELU, row-major), so
+// that a kernel which no longer compiles for those architectures fails the build even though no
+// program is built for them. Taking a function's address instantiates it and every kernel it launches.
+#include <gemm/gemm.cuh>
+#include <gemm/type_list.cuh>
+#include <type_traits>
+
+namespace gemm_check {
+
+using gemm::detail::AnyOps;
+
+using Entry = void (*)();
+
+template <class T, class Out, class P>
+void every_entry(Entry* out, int& n) {
+  // (Tuned's single and batched forms are the instance files'; its fused form is added here.)
+  if constexpr (!std::is_same_v<P, gemm::preset::Tuned>) {
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::None>);
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Strided>);
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Pointers>);
+  }
+  using Fused = gemm::Status (*)(gemm::GemmArgs<gemm::storage_t<T>, Out>,
+                                 const gemm::Epilogue<Out, gemm::act::GeluTanh, Out>&, cudaStream_t);
+  const Fused fused =
+      &gemm::detail::run_fused<T, P, gemm::detail::Ops<gemm::Op::N, gemm::Op::N>, false, Out, gemm::act::GeluTanh, Out>;
+  out[n++] = reinterpret_cast<Entry>(fused);
+}
+
+template <class T, class Out, class... P>
+int every_preset(Entry* out, gemm::TypeList<P...>) {
+  int n = 0;
+  (every_entry<T, Out, P>(out, n), ...);
+  return n;
+}
+
+}  // namespace gemm_check
+
+// One file per type: GEMM_CHECK_EVERY_PRESET(T, Out) defines a function that instantiates them all.
+#define GEMM_CHECK_EVERY_PRESET(T, Out, name)                                                  \
+  int name(::gemm_check::Entry* out) {                                                         \
+    return ::gemm_check::every_preset<T, Out>(out, ::gemm::preset::AllServing<T, Out>{});      \
+  }
