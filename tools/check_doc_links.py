@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the relative links of README.md and docs/**/*.md (and benchmark/results/README.md).
+"""Check the relative links of README.md, docs/**/*.md and the READMEs of benchmark/results/.
 
 Every markdown link or image whose target is not a URL must point at a file or folder that exists;
 a `#fragment` on a link to a markdown file must match one of its headings (GitHub's anchors).
@@ -46,9 +46,7 @@ def links(md: Path):
 def main() -> int:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
     files = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
-    extra = root / "benchmark" / "results" / "README.md"
-    if extra.exists():
-        files.append(extra)
+    files += sorted((root / "benchmark" / "results").rglob("README.md"))
     bad, checked = 0, 0
     for md in files:
         for no, target in links(md):

@@ -14,7 +14,7 @@
 namespace gemm::preset {
 
 // Beyond the tutorials: the fastest compositions measured on the H100 (sm_90), picked per call by
-// type, architecture, shape and alignment. See docs/worklog.md for how each was chosen; on sm_80
+// type, architecture, shape and alignment. See docs/design/ for how each was chosen; on sm_80
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
 //   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first); on sm_80-89
