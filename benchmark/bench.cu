@@ -838,7 +838,7 @@ std::vector<Shape> grid_for_type(const std::string& type, bool full) {
     }
     return g;
   }
-  if (type == "tf32x3") {  // issue 14's shapes, beside strict SGEMM
+  if (type == "tf32x3") {  // the 3xTF32 target shapes, beside strict SGEMM
     if (full) return {{1024, 1024, 1024}, {2048, 2048, 2048}, kCube4096, {8192, 8192, 8192}, {4095, 4097, 4093}};
     return {{2048, 2048, 2048}, kCube4096, {8192, 8192, 8192}, {4095, 4097, 4093}};
   }

@@ -142,7 +142,7 @@ template <> constexpr double tolerance<Fp16F32>() { return 1e-3; }
 // measured memory bandwidth. Below it a shape is labelled "memory-bound".
 // Peaks (dense, datasheet): fp32 on CUDA cores 67 TFLOP/s, fp64 on tensor
 // cores 67, TF32 tensor cores 495, bf16/fp16 tensor cores 989. Bandwidth: a
-// device-to-device copy moves about 2.9 TB/s (read plus write; shared/H100.md),
+// device-to-device copy moves about 2.9 TB/s on an H100 SXM (read plus write),
 // taken as 3.0 TB/s. Ridges: ~22 flop/B for float and double, ~165 for tf32,
 // ~330 for bf16 and fp16.
 constexpr double kBandwidthTBs = 3.0;

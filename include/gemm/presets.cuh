@@ -72,7 +72,7 @@ struct Vectorized : TiledPolicy<TileShape<128, 128, 8, 8, 8>, BlockThreadMap, Ve
 
 // Stage 7, bank-conflict-free shared memory: the transposing stores of A hit the same bank from
 // threads that differ only in k; 4 padding words per row spread them over all 32 banks.
-// (TransposedSwizzled does the same with no extra memory; see the README for which measured faster.)
+// (TransposedSwizzled does the same with no extra memory; see docs/performance.md for which measured faster.)
 struct BankConflictFree : TiledPolicy<TileShape<128, 128, 8, 8, 8>, BlockThreadMap, VectorLoader<>,
                                       SmemLayout<Transposed<4>, RowMajor<0>>, SingleStage, OuterProduct, VectorEpilogue>,
                           Named<BankConflictFree> {

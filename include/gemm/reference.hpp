@@ -14,7 +14,7 @@ struct Identity {
   using type = T;
 };
 
-// threads = 0 uses every hardware thread; 1 runs single-threaded (the seed task's CPU baseline).
+// threads = 0 uses every hardware thread; 1 runs single-threaded (a CPU baseline).
 // C_in (of type TC, which is never deduced) may be null when beta == 0 (it is then not read).
 template <class TA, class TC = TA>
 void gemm(bool a_transposed, bool b_transposed, int m, int n, int k, double alpha, const TA* A, int lda, const TA* B,

@@ -15,7 +15,7 @@
 namespace gemm::preset {
 
 // Beyond the tutorials: the fastest compositions measured on the H100 (sm_90), picked per call by
-// type, architecture, shape and alignment. See docs/worklog.md for how each was chosen; on sm_80
+// type, architecture, shape and alignment. See docs/design/ for how each was chosen; on sm_80
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
 //   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first); on sm_80-89
@@ -405,7 +405,7 @@ struct Tuned : Named<Tuned> {
           // 576 of 128x128 (5 half rounds; H100 86.2 us against 99.1), 2047 x 2049 x 2048 144 (2) or
           // 272 (3 half rounds; 63.7 against 67.4); but 3000 x 2000 x 1000 (2 rounds or 3 half) took
           // 31.8 against 28.8; 4096^3 ties (4 or 8 half) and keeps 128x256 (175.9 against 185.4).
-          // tools/plan_audit.cu, benchmark/results/h100-2026-11-26-s12/plan_audit*.md.
+          // tools/plan_audit.cu, benchmark/results/h100-2026-11-26-plan-audit/plan_audit*.md.
           if (args.k >= 2048 && rounds(tiles(128)) < 2 * rounds(tiles(256)))
             return visit(Pick<HopperMedium, T>{}, "sm_90, at least 128 tiles of 128x256, k >= 2048, but 128x128 tiles "
                                                   "take fewer rounds of the SMs counting each as half a round: persistent "

@@ -131,7 +131,7 @@ TEST_CASE("TF32 on Hopper reads transposed operands through a transposed copy", 
 
 // Tuned's Hopper compositions take any alignment: what TMA cannot read is copied with aligned rows
 // first. The standard cases as they are (odd leading dimensions, operands one element into their
-// allocations), every layout, and shapes of the issue's kind: one odd leading dimension at a time,
+// allocations), every layout, and the unaligned benchmark shapes' kind: one odd leading dimension at a time,
 // rows aligned to 8 bytes only.
 TEST_CASE("Tuned's Hopper compositions pack operands that TMA cannot read", "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
   if (!gemm_test::is_sm90()) {

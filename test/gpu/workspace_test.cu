@@ -25,7 +25,7 @@ struct OddProblem {
     CUDA_REQUIRE(cudaMemcpy(a.ptr, ha.data(), ha.size() * sizeof(bf16), cudaMemcpyHostToDevice));
     CUDA_REQUIRE(cudaMemcpy(b.ptr, hb.data(), hb.size() * sizeof(bf16), cudaMemcpyHostToDevice));
   }
-  // Synchronised: a pageable cudaMemcpy may still be landing when it returns, and a non-blocking
+  // Synchronised: a pageable cudaMemcpy may still be in flight when it returns, and a non-blocking
   // stream (the graph test's) would not wait for it.
   void poison_c() {
     CUDA_REQUIRE(cudaMemcpy(c.ptr, poison.data(), poison.size() * sizeof(bf16), cudaMemcpyHostToDevice));
