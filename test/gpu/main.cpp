@@ -2,7 +2,7 @@
 // CUDA device is usable, so a GPU-less CI machine builds them and says why they did not run.
 #include <cstdio>
 #include <cuda_runtime.h>
-#include "../catch.hpp"
+#include "../catch_session.hpp"
 
 int main(int argc, char** argv) {
   int devices = 0;
@@ -15,5 +15,5 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::printf("GPU tests on %s (sm_%d%d, %d SMs)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
-  return Catch::Session().run(argc, argv);
+  return run_catch_session(argc, argv);
 }

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include "../catch_session.hpp"
 #include "harness.cuh"
 
 namespace dist_test {
@@ -91,7 +92,7 @@ int main(int argc, char** argv) {
               group.context(0).options().comm_ctas, group.context(0).overlap_sms());
   dist_test::the_group = &group;
 
-  const int rc = Catch::Session().run(argc, argv);
+  const int rc = run_catch_session(argc, argv);
 
   dist_test::set_activity("destroying the communicators (LocalGroup::reset)");
   group.reset();

@@ -1,4 +1,4 @@
 // Host tests: run everywhere, no GPU needed.
-#include "../catch.hpp"
+#include "../catch_session.hpp"
 
-int main(int argc, char** argv) { return Catch::Session().run(argc, argv); }
+int main(int argc, char** argv) { return run_catch_session(argc, argv); }
