@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "gemm_git_commit.h"  // GEMM_GIT_COMMIT, written at build time (cmake/git-commit.cmake)
+#include "shape_space.hpp"
 
 namespace gemm_bench {
 
@@ -583,6 +584,7 @@ struct Record {
   std::vector<double> samples;  // per-launch seconds, one per repetition
   // Preset rows: cuBLAS timed on the same data right before each repetition, and the ratios.
   std::vector<double> paired_pct;  // 100 * cuBLAS batch time / this batch time, per repetition
+  std::string cls, source;  // the shape space's class and where the shape comes from (--gemm_shape_space)
 
   double bytes() const { return shape.bytes(in_bytes, out_bytes); }
   double intensity() const { return shape.intensity(in_bytes, out_bytes); }
@@ -969,6 +971,36 @@ void register_type(const Options& opt, const std::vector<Shape>& shapes, std::ve
   }
 }
 
+// One shape of the shape space: cuBLAS (once per type, layout and shape) and Tuned.
+template <class B>
+void register_space_shape(const Options& opt, const SpaceShape& sp) {
+  Layout l = Layout::NN;
+  parse_layout(sp.layout, &l);
+  const Shape s{sp.m, sp.n, sp.k};
+  const std::vector<Preset<B>>& table = l == Layout::NN ? presets<B>() : layout_presets<B>();
+  const Preset<B>* tuned = nullptr;
+  for (const Preset<B>& p : table)
+    if (p.name == "Tuned") tuned = &p;
+  if (!tuned) throw Error("no Tuned row for " + sp.type + " " + sp.layout);
+  const std::string type = B::name();
+  Record* cr = add_record<B>(row_name("cublas/" + type + "/", l, s), l, "cuBLAS", s, true);
+  cublas_records()[cr->key()] = cr;
+  const std::string clabel = label_for(*cr, cublas_label<B>());
+  configure(benchmark::RegisterBenchmark(cr->name.c_str(),
+                                         [cr, clabel, &opt](benchmark::State& st) {
+                                           run_benchmark<B>(st, cr, Impl<B>{}, clabel, &opt);
+                                         }),
+            opt);
+  Record* r = add_record<B>(row_name("gemm/" + type + "/Tuned/", l, s), l, "Tuned", s, false);
+  r->cls = sp.cls, r->source = sp.source;
+  const std::string label = sp.cls + ": " + sp.source;
+  configure(benchmark::RegisterBenchmark(r->name.c_str(),
+                                         [r, tuned, label, &opt](benchmark::State& st) {
+                                           run_benchmark<B>(st, r, Impl<B>{tuned}, label, &opt);
+                                         }),
+            opt);
+}
+
 }  // namespace
 
 void release_workspace() {
@@ -977,6 +1009,13 @@ void release_workspace() {
 }
 
 void register_benchmarks(const Options& opt) {
+  if (opt.shape_space) {
+    const std::vector<std::string> types = selected_types(opt);
+    for (const SpaceShape& sp : shape_space())
+      if (std::find(types.begin(), types.end(), sp.type) != types.end())
+        with_type(sp.type, [&](auto b) { register_space_shape<decltype(b)>(opt, sp); });
+    return;
+  }
   const std::vector<Shape> custom = parse_shapes(opt.shapes);
   std::vector<Skip> skipped;
   std::vector<std::string> notes;
@@ -1037,6 +1076,136 @@ void print_summary(const Options& opt) {
                 r->impl.c_str(), tflops.c_str(), pct.c_str(), gbs.c_str(), note.c_str());
   }
   std::printf("\n");
+  std::fflush(stdout);
+}
+
+// ===========================================================================
+// The shape space's summary
+// ===========================================================================
+namespace {
+
+// Device-to-device copy bandwidth, counting bytes read and written (median of 5 copies of 1 GiB).
+double measure_hbm_bytes_per_s() {
+  const std::size_t bytes = std::size_t(1) << 30;
+  void *a = nullptr, *b = nullptr;
+  GEMM_BENCH_CUDA(cudaMalloc(&a, bytes));
+  GEMM_BENCH_CUDA(cudaMalloc(&b, bytes));
+  GEMM_BENCH_CUDA(cudaMemset(a, 1, bytes));
+  Events& ev = events();
+  std::vector<double> t;
+  for (int i = 0; i < 6; ++i) {
+    GEMM_BENCH_CUDA(cudaEventRecord(ev.start, 0));
+    GEMM_BENCH_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
+    GEMM_BENCH_CUDA(cudaEventRecord(ev.stop, 0));
+    GEMM_BENCH_CUDA(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    GEMM_BENCH_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    if (i > 0) t.push_back(ms * 1e-3);
+  }
+  cudaFree(a);
+  cudaFree(b);
+  return 2.0 * double(bytes) / median(t);
+}
+
+// The type's practical tensor (or CUDA-core) peak: cuBLAS on 8192^3, row-major, median of 5 launches.
+template <class B>
+double measure_peak_flops() {
+  const Shape s{8192, 8192, 8192};
+  Workspace<B>& ws = workspace<B>(s, Layout::NN);
+  std::string err;
+  const Impl<B> cublas{};
+  cublas.time_batch(ws, 3, &err);
+  std::vector<double> t;
+  for (int i = 0; i < 5 && err.empty(); ++i) t.push_back(cublas.time_batch(ws, 1, &err));
+  if (!err.empty()) throw Error("peak measurement: " + err);
+  release_workspace();
+  return s.flops() / median(t);
+}
+
+struct SpaceRow {
+  const Record* r;
+  double ratio, roofline, hbm_fraction;
+};
+
+double geomean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += std::log(x);
+  return v.empty() ? std::nan("") : std::exp(sum / double(v.size()));
+}
+
+}  // namespace
+
+void print_shape_space_summary(const Options& opt) {
+  std::vector<SpaceRow> rows;
+  std::map<std::string, double> peaks;
+  const double hbm = measure_hbm_bytes_per_s();
+  for (const auto& r : records()) {
+    if (r->cls.empty() || r->samples.empty() || r->paired_pct.empty()) continue;
+    if (!peaks.count(r->type)) with_type(r->type, [&](auto b) { peaks[r->type] = measure_peak_flops<decltype(b)>(); });
+    const double t = median(r->samples);
+    const double floor_s = std::max(r->bytes() / hbm, r->shape.flops() / peaks[r->type]);
+    rows.push_back({r.get(), median(r->paired_pct) / 100.0, floor_s / t, r->bytes() / t / hbm});
+  }
+  std::vector<std::string> groups = shape_classes();
+  std::vector<std::string> types;
+  for (const SpaceRow& row : rows)
+    if (std::find(types.begin(), types.end(), row.r->type) == types.end()) types.push_back(row.r->type);
+  std::string json = "{\n  \"device\": \"" + json_escape(device_summary()) + "\",\n  \"git_commit\": \"" +
+                     GEMM_GIT_COMMIT + "\",\n  \"hbm_gb_per_s\": " + fmt("%.1f", hbm * 1e-9) + ",\n  \"peak_tflops\": {";
+  bool first = true;
+  for (const auto& [type, peak] : peaks) {
+    json += fmt("%s\"%s\": %.1f", first ? "" : ", ", type.c_str(), peak * 1e-12);
+    first = false;
+  }
+  json += "},\n  \"summary\": [\n";
+  std::printf("\n## shape space: Tuned / cuBLAS (%s; HBM %.0f GB/s measured; median of paired repetitions)\n\n",
+              device_summary().c_str(), hbm * 1e-9);
+  std::printf("| type | class | shapes | geometric mean | worst | worst shape | median roofline fraction |\n");
+  std::printf("|---|---|---:|---:|---:|---|---:|\n");
+  bool first_entry = true;
+  for (const std::string& type : types) {
+    std::vector<std::string> cls = groups;
+    cls.push_back("all");
+    for (const std::string& c : cls) {
+      std::vector<double> ratios, roof;
+      const SpaceRow* worst = nullptr;
+      for (const SpaceRow& row : rows) {
+        if (row.r->type != type || (c != "all" && row.r->cls != c)) continue;
+        ratios.push_back(row.ratio);
+        roof.push_back(row.roofline);
+        if (!worst || row.ratio < worst->ratio) worst = &row;
+      }
+      if (ratios.empty()) continue;
+      const std::string worst_shape = worst->r->shape_column();
+      std::printf("| %s | %s | %zu | %.3f | %.3f | %s (%s) | %.2f |\n", type.c_str(), c.c_str(), ratios.size(),
+                  geomean(ratios), worst->ratio, worst_shape.c_str(), worst->r->source.c_str(), median(roof));
+      json += fmt("%s    {\"type\": \"%s\", \"class\": \"%s\", \"shapes\": %zu, \"geomean\": %.4f, \"worst\": %.4f, "
+                  "\"worst_shape\": \"%s\", \"worst_source\": \"%s\", \"median_roofline_fraction\": %.4f}",
+                  first_entry ? "" : ",\n", type.c_str(), c.c_str(), ratios.size(), geomean(ratios), worst->ratio,
+                  worst_shape.c_str(), json_escape(worst->r->source).c_str(), median(roof));
+      first_entry = false;
+    }
+  }
+  json += "\n  ],\n  \"shapes\": [\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Record* r = rows[i].r;
+    json += fmt("    {\"name\": \"%s\", \"type\": \"%s\", \"layout\": \"%s\", \"m\": %d, \"n\": %d, \"k\": %d, "
+                "\"class\": \"%s\", \"source\": \"%s\", \"ratio\": %.4f, \"tflops\": %.2f, \"intensity\": %.2f, "
+                "\"roofline_fraction\": %.4f, \"hbm_fraction\": %.4f}%s\n",
+                r->name.c_str(), r->type.c_str(), layout_name(r->layout), r->shape.m, r->shape.n, r->shape.k,
+                r->cls.c_str(), json_escape(r->source).c_str(), rows[i].ratio,
+                r->shape.flops() / median(r->samples) * 1e-12, r->intensity(), rows[i].roofline,
+                rows[i].hbm_fraction, i + 1 < rows.size() ? "," : "");
+  }
+  json += "  ]\n}\n";
+  std::printf("\n");
+  if (!opt.shape_space_out.empty()) {
+    FILE* f = std::fopen(opt.shape_space_out.c_str(), "w");
+    if (!f) throw Error("cannot write " + opt.shape_space_out);
+    std::fputs(json.c_str(), f);
+    std::fclose(f);
+    std::printf("shape space summary written to %s\n", opt.shape_space_out.c_str());
+  }
   std::fflush(stdout);
 }
 

@@ -225,7 +225,11 @@ struct Options {
   int repetitions = 7;       // --gemm_repetitions=N
   double batch_ms = 2.0;     // --gemm_batch_ms=X: minimum length of one timed batch
   int flow_runs = 20;        // --gemm_flow_runs=N
-  std::string mode() const { return flow_only ? "flow" : (full ? "full" : "default"); }
+  bool shape_space = false;  // --gemm_shape_space: Tuned beside cuBLAS over the shape space (shape_space.hpp)
+  std::string shape_space_out;  // --gemm_shape_space_out=PATH: its summary as JSON
+  std::string mode() const {
+    return shape_space ? "shape-space" : flow_only ? "flow" : (full ? "full" : "default");
+  }
 };
 
 // Checks --gemm_types and --gemm_layouts (throws Error with a message).
@@ -285,6 +289,9 @@ void global_warmup();
 
 // Registers every benchmark of the selected grid; prints the skipped ones.
 void register_benchmarks(const Options& opt);
+// The shape space's summary after the run (--gemm_shape_space): per class and overall, the geometric
+// mean and the worst of Tuned / cuBLAS, and each shape's fraction of the roofline.
+void print_shape_space_summary(const Options& opt);
 
 // Markdown summary from our own medians (after RunSpecifiedBenchmarks).
 void print_summary(const Options& opt);

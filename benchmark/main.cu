@@ -57,6 +57,14 @@ void print_usage() {
       "  --gemm_flow_runs=N     runs per whole-flow median (default 20)\n"
       "  --gemm_flow_out=PATH   also write the whole-flow numbers as JSON (with the timelines\n"
       "                         of two instrumented gemm::host flows, for plot.py)\n"
+      "  --gemm_shape_space     Tuned beside cuBLAS over the shape space instead of the grid: the\n"
+      "                         layers of LLaMA-3 8B/70B, Mixtral 8x7B (dense parts), DeepSeek-V3\n"
+      "                         (attention, dense MLP), GPT-2, GPT-3 175B, BERT-large and ViT-B/16\n"
+      "                         in forward (NT), backward-data (NN) and weight-gradient (TN) form,\n"
+      "                         decode (1..128 tokens), long k, and 50 seeded random shapes; bf16,\n"
+      "                         with fp16, fp32 and tf32 subsets (--gemm_types picks); ends with\n"
+      "                         the per-class geometric mean and worst ratio, and roofline fractions\n"
+      "  --gemm_shape_space_out=PATH  that summary and every shape's figures as JSON\n"
       "  --gemm_release_scratch return the library's scratch memory at every synchronisation\n"
       "                         (gemm::set_scratch_cache_limit(0)), so that a call that stages\n"
       "                         operands (odd rows, 3xTF32) maps its scratch again each time;\n"
@@ -132,6 +140,10 @@ int main(int argc, char** argv) {
       opt.types = v;
     } else if ((v = value_of(a, "--gemm_layouts"))) {
       opt.layouts = v;
+    } else if (!std::strcmp(a, "--gemm_shape_space")) {
+      opt.shape_space = true;
+    } else if ((v = value_of(a, "--gemm_shape_space_out"))) {
+      opt.shape_space_out = v;
     } else if (!std::strcmp(a, "--gemm_release_scratch")) {
       release_scratch = true;
     } else if (!std::strcmp(a, "--gemm_help")) {
@@ -179,8 +191,10 @@ int main(int argc, char** argv) {
       benchmark::RunSpecifiedBenchmarks();
       release_workspace();
       if (!opt.list_only) print_summary(opt);
+      if (!opt.list_only && opt.shape_space) print_shape_space_summary(opt);
     }
-    const bool flow = opt.flow_only || (!opt.no_flow && !opt.filter_given && !opt.list_only);
+    const bool flow =
+        opt.flow_only || (!opt.no_flow && !opt.shape_space && !opt.filter_given && !opt.list_only);
     if (flow) {
       rc = run_flow(opt);
     } else if (!opt.no_flow && opt.filter_given && !opt.list_only) {

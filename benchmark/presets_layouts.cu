@@ -2,10 +2,8 @@
 // gemm::gemm<T, Policy>(op_a, op_b, ...), which compiles all four layouts of
 // every kernel a policy may launch. That quadruples their compile time, so
 // only these rows have them:
-//   float: Tuned;
-//   bf16:  the Hopper presets (Wgmma, WarpSpecialized, Persistent) and Tuned.
-// The other types have no layout presets: their layout rows would hold cuBLAS
-// alone, so gemm_bench does not register them (see register_benchmarks).
+//   every type: Tuned (its kernels come compiled from the gemm_instances library);
+//   bf16: also the Hopper presets (Wgmma, WarpSpecialized, Persistent).
 #include "presets_impl.cuh"
 
 namespace gemm_bench {
@@ -27,23 +25,23 @@ const std::vector<Preset<Bf16>>& layout_presets<Bf16>() {
 
 namespace {
 template <class B>
-const std::vector<Preset<B>>& none() {
-  static const std::vector<Preset<B>> table;
+const std::vector<Preset<B>>& tuned_only() {
+  static const std::vector<Preset<B>> table = detail::make_layout_table<B>(gemm::TypeList<gemm::preset::Tuned>{});
   return table;
 }
 }  // namespace
 
 template <>
-const std::vector<Preset<Tf32>>& layout_presets<Tf32>() { return none<Tf32>(); }
+const std::vector<Preset<Tf32>>& layout_presets<Tf32>() { return tuned_only<Tf32>(); }
 template <>
-const std::vector<Preset<Tf32x3>>& layout_presets<Tf32x3>() { return none<Tf32x3>(); }
+const std::vector<Preset<Tf32x3>>& layout_presets<Tf32x3>() { return tuned_only<Tf32x3>(); }
 template <>
-const std::vector<Preset<Double>>& layout_presets<Double>() { return none<Double>(); }
+const std::vector<Preset<Double>>& layout_presets<Double>() { return tuned_only<Double>(); }
 template <>
-const std::vector<Preset<Fp16>>& layout_presets<Fp16>() { return none<Fp16>(); }
+const std::vector<Preset<Fp16>>& layout_presets<Fp16>() { return tuned_only<Fp16>(); }
 template <>
-const std::vector<Preset<Bf16F32>>& layout_presets<Bf16F32>() { return none<Bf16F32>(); }
+const std::vector<Preset<Bf16F32>>& layout_presets<Bf16F32>() { return tuned_only<Bf16F32>(); }
 template <>
-const std::vector<Preset<Fp16F32>>& layout_presets<Fp16F32>() { return none<Fp16F32>(); }
+const std::vector<Preset<Fp16F32>>& layout_presets<Fp16F32>() { return tuned_only<Fp16F32>(); }
 
 }  // namespace gemm_bench
