@@ -11,6 +11,9 @@ Reads the Google Benchmark JSON written by
   tflops_vs_size_<type>.png   TFLOP/s against square size, one line per preset
                               (row-major A and B only), for each type with
                               square power-of-two shapes
+  shape_space_<type>.png      Tuned / cuBLAS against arithmetic intensity, one colour per
+                              class (with --shape-space SUMMARY_JSON from gemm_bench
+                              --gemm_shape_space_out); --markdown adds its per-class table
   flow_1024.png               kernel / whole flow / CPU times (with --flow)
   flow_timeline_1024.png      one instrumented gemm::host flow per memory kind:
                               per lane (stream, or host staging queue), its
@@ -484,11 +487,52 @@ def host_flow_markdown(flow):
     return "\n".join(out) + "\n"
 
 
+SPACE_CLASSES = ("decode", "forward", "backward-data", "weight-gradient", "long-k", "random")
+
+
+def plot_shape_space(space, typ, path):
+    """Tuned / cuBLAS against arithmetic intensity (flop per byte of minimum traffic), log x."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in space["shapes"] if r["type"] == typ]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    colours = plt.get_cmap("tab10")
+    for i, cls in enumerate(SPACE_CLASSES):
+        pts = [r for r in rows if r["class"] == cls]
+        if pts:
+            ax.scatter([r["intensity"] for r in pts], [r["ratio"] for r in pts], s=18, alpha=0.8,
+                       color=colours(i), label=f"{cls} ({len(pts)})")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("arithmetic intensity (flop per byte of A, B and C moved once)")
+    ax.set_ylabel("Tuned / cuBLAS (time ratio, >1: faster)")
+    ax.set_title(f"{typ}: Tuned against cuBLAS over the shape space ({space.get('device', '')})", fontsize=9)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def shape_space_markdown(space):
+    out = ["| type | class | shapes | geometric mean | worst | worst shape | median roofline fraction |",
+           "| --- | --- | ---: | ---: | ---: | --- | ---: |"]
+    for e in space["summary"]:
+        out.append(f"| {e['type']} | {e['class']} | {e['shapes']} | {e['geomean']:.3f} | {e['worst']:.3f} | "
+                   f"{e['worst_shape']} ({e['worst_source']}) | {e['median_roofline_fraction']:.2f} |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", nargs="?", help="Google Benchmark JSON from gemm_bench (optional with --flow)")
     ap.add_argument("--flow", help="whole-flow JSON from gemm_bench --gemm_flow_out")
+    ap.add_argument("--shape-space", help="summary JSON from gemm_bench --gemm_shape_space_out")
     ap.add_argument("--outdir", default=".", help="where the PNGs go (default: .)")
     ap.add_argument("--staircase-shape", default="4096x4096x4096",
                     help="shape of the staircase chart (default 4096x4096x4096)")
@@ -501,8 +545,12 @@ def main(argv=None):
     ap.add_argument("--no-plots", action="store_true", help="only --markdown, no PNGs")
     args = ap.parse_args(argv)
 
-    if not args.results and not args.flow:
-        ap.error("give the Google Benchmark JSON, --flow FLOW_JSON, or both")
+    if not args.results and not args.flow and not args.shape_space:
+        ap.error("give the Google Benchmark JSON, --flow FLOW_JSON, --shape-space SUMMARY_JSON, or several")
+    space = None
+    if args.shape_space:
+        with open(args.shape_space) as f:
+            space = json.load(f)
     res = load(args.results) if args.results else Results({})
     flow = None
     if args.flow:
@@ -529,6 +577,11 @@ def main(argv=None):
             p = os.path.join(args.outdir, f"tflops_vs_size_{typ}.png")
             if plot_vs_size(res, typ, p):
                 written.append(p)
+        if space is not None:
+            for typ in TYPE_ORDER:
+                p = os.path.join(args.outdir, f"shape_space_{typ}.png")
+                if plot_shape_space(space, typ, p):
+                    written.append(p)
         if flow is not None:
             p = os.path.join(args.outdir, f"flow_{flow.get('m', 1024)}.png")
             if plot_flow(flow, p):
@@ -543,6 +596,8 @@ def main(argv=None):
         wanted = [s for s in args.shapes.split(",") if s]
         if args.results:
             sys.stdout.write(markdown(res, wanted))
+        if space is not None:
+            sys.stdout.write("\n" + shape_space_markdown(space))
         if flow is not None:
             sys.stdout.write("\n" + flow_markdown(flow))
             host_md = host_flow_markdown(flow)
