@@ -77,7 +77,7 @@ struct PackedRows {
 
   // Scratch memory the call takes (what gemm::plan reports).
   template <class T, class Args>
-  static std::size_t workspace_bytes(const Args& args) { return plan_staging(args).bytes; }
+  static std::size_t workspace_bytes(const Args& args, const detail::DeviceInfo&) { return plan_staging(args).bytes; }
 
   template <class T, class Layouts, class Args>
   static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {

@@ -64,15 +64,17 @@ Status can_run(const DeviceInfo& dev, bool check_binary) {
   return runs_here<Targets>(dev);
 }
 
-// Scratch bytes composition P takes for args: its workspace_bytes<U>(args) where it has one (the
-// Hopper family's staging and 3xTF32 split), else none.
+// Scratch bytes composition P takes for args on dev: its workspace_bytes<U>(args, dev) where it has one
+// (the Hopper family's staging, split-K's partial tiles and 3xTF32's split; PackedRows' copies), else none.
 template <class P, class U, class Args, class = void>
 struct WorkspaceOf {
-  static std::size_t bytes(const Args&) { return 0; }
+  static std::size_t bytes(const Args&, const DeviceInfo&) { return 0; }
 };
 template <class P, class U, class Args>
-struct WorkspaceOf<P, U, Args, std::void_t<decltype(P::template workspace_bytes<U>(std::declval<const Args&>()))>> {
-  static std::size_t bytes(const Args& args) { return P::template workspace_bytes<U>(args); }
+struct WorkspaceOf<P, U, Args,
+                   std::void_t<decltype(P::template workspace_bytes<U>(std::declval<const Args&>(),
+                                                                      std::declval<const DeviceInfo&>()))>> {
+  static std::size_t bytes(const Args& args, const DeviceInfo& dev) { return P::template workspace_bytes<U>(args, dev); }
 };
 
 // Whether composition P runs this batch: its runs_batch<U>(args) where it has one (the Hopper
@@ -106,7 +108,7 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
       if (s == Status::Success) {
         plan.composition = composition<typename Pick::Policy>();
         plan.reason = why;
-        plan.workspace_bytes = WorkspaceOf<typename Pick::Policy, typename Pick::Math, Args>::bytes(args);
+        plan.workspace_bytes = WorkspaceOf<typename Pick::Policy, typename Pick::Math, Args>::bytes(args, dev);
       }
       return s;
     });
@@ -115,7 +117,7 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
     if (plan.status == Status::Success && !RunsBatchOf<Policy, T, Args>::runs(args)) plan.status = Status::UnsupportedBatch;
     plan.composition = composition<Policy>();
     plan.reason = "the policy named in the call";
-    plan.workspace_bytes = WorkspaceOf<Policy, T, Args>::bytes(args);
+    plan.workspace_bytes = WorkspaceOf<Policy, T, Args>::bytes(args, dev);
   }
 }
 

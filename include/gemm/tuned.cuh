@@ -93,17 +93,26 @@ struct Tuned : Named<Tuned> {
   // Operands TMA cannot read (odd leading dimensions, offset pointers) are first copied with aligned
   // rows: one pass over the operand instead of the CUDA-core path (or cuBLAS's Ampere-class kernel at
   // a fifth of its speed).
-  template <int BN, int Stages>
+  template <int BN, int Stages, class KSplit = NoSplitK>
   using HopperTile = HopperPolicy<BlockTile<128, BN>, Stages, PersistentProducerConsumer<2>, SwizzledRaster<8>,
-                                  TmaStoreEpilogue, PackMisalignedOperands>;
+                                  TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
   using Hopper = HopperTile<256, 4>;
   // The same work per block turned on its side, for a ragged n: 4096 x 4097 is 32 x 17 tiles of
   // 128x256 (544: a fifth round for 16 SMs, whose 17th column holds one column of C) but 16 x 33 of
   // 256x128 (528: four whole rounds of 132).
   using HopperTall = HopperPolicy<BlockTile<256, 128>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
                                   TmaStoreEpilogue, PackMisalignedOperands>;
-  using HopperMedium = HopperTile<128, 6>;
-  using HopperSmall = HopperTile<64, 8>;
+  // The narrower tiles: where they are fewer than the SMs (a long k over a small C: a weight gradient
+  // over many tokens, 384 x 384 x 65536 is 9 tiles of 128x128), each tile's k is split across
+  // blocks, as many slices as a cost model in rounds of the SMs finds fastest (HopperSplitK).
+  using HopperMedium = HopperTile<128, 6, HopperSplitK<16>>;
+  using HopperSmall = HopperTile<64, 8, HopperSplitK<16>>;
+  // m <= 64 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
+  // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
+  // to keep B in flight, and k split across blocks while the tiles are fewer than the SMs
+  // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024).
+  using HopperDecode = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
+                                    TmaStoreEpilogue, PackMisalignedOperands, HopperSplitK<16>>;
   // A fused epilogue on Hopper (bias, activation), where 128x256 tiles make one to four waves (or
   // balance worse than 128x128 ones; hopper() has the rule): the consumers take turns, each owning
   // whole 128x128 tiles, so that one's epilogue math runs under the other's mainloop (bias + GELU
@@ -166,7 +175,7 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
-           HopperSmall::parts() +
+           HopperSmall::parts() + "}, single products with m <= 64 (not tf32x3) {" + HopperDecode::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
@@ -179,7 +188,7 @@ struct Tuned : Named<Tuned> {
       return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
-                       HopperPingPong::smem_bytes<T>(),
+                       HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
     else
@@ -381,6 +390,12 @@ struct Tuned : Named<Tuned> {
                                             "wgmma kernel, 128x128 tiles, entries placed in one address map per operand");
     } else {
       const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
+      if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
+        if (args.m <= 64)
+          return visit(Pick<HopperDecode, T>{}, "sm_90, m <= 64 (decode): persistent wgmma kernel, 64x128 tiles of "
+                                                "one math warpgroup, 8 stages, k split across blocks where the tiles "
+                                                "are fewer than the SMs");
+      }
       if (tiles(256) >= 128) {
         // A fused epilogue: ping-pong while 128x256 tiles take at most 4 rounds of the SMs, or where
         // its 128x128 tiles (half a round each), handicapped by 5%, take fewer rounds; else the plain

@@ -37,16 +37,17 @@ struct BlockShape {
                 "Hopper tiles: each math warpgroup owns 64 or 128 rows of the tile (BM / consumers).");
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "Hopper tiles: BN is a multiple of 16 up to 256 (wgmma's N).");
   static constexpr int kStageBytes = TileA::kBytes + TileB::kBytes;
-  // stages, epilogue buffers, barriers, and slack to align the start to 1024 bytes
-  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 1024;
+  // stages, epilogue buffers, barriers, split-K's verdict word (and padding), and slack to align the
+  // start to 1024 bytes
+  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 16 + 1024;
   static constexpr int kAccRegs = BN / 2;
   static_assert(!kPingPong || kMmaM * kAccRegs <= 128,
                 "PersistentPingPong: a math warpgroup holds a whole tile's accumulators, at most 128 x 128 (or 64 x 256).");
 };
 
 // The stages and barriers in dynamic shared memory, laid out from a 1024-byte boundary:
-// A of every stage, B of every stage, each math warpgroup's epilogue buffers, then the full and
-// empty barriers.
+// A of every stage, B of every stage, each math warpgroup's epilogue buffers, the full and empty
+// barriers, then a word for split-K's verdict (split_k.cuh).
 template <class Shape>
 struct Stages {
   char* base;
@@ -63,6 +64,7 @@ struct Stages {
     return reinterpret_cast<std::uint64_t*>(epilogue(Shape::kConsumers)) + s;
   }
   __device__ std::uint64_t* empty(int s) const { return full(Shape::kStages) + s; }
+  __device__ int* split_flag() const { return reinterpret_cast<int*>(empty(Shape::kStages)); }
 
   // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
   // boxes_a, boxes_b: how many of each tile's boxes to copy (OperandTile::boxes_within), all by default.

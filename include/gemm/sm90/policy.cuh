@@ -23,6 +23,7 @@
 #include "../kernel/scratch_copies.cuh"
 #include "../kernel/split_kernel.cuh"
 #include "../kernel/transpose_kernel.cuh"
+#include "../parts/k_split.cuh"
 #include "../parts/raster.cuh"
 #include "../parts/targets.cuh"
 #include "../types.cuh"
@@ -98,14 +99,50 @@ struct PackMisalignedOperands {
   static std::string describe() { return "PackMisalignedOperands"; }
 };
 
+// Split-K with a fixup (split_k.cuh): where a call's tiles are fewer than the SMs (decode, weight
+// gradients over many tokens), each tile's k range is cut into slices that different blocks compute
+// at once, as many as a cost model in rounds of the SMs finds fastest (at most MaxSlices, each of at
+// least kMinBlocks k blocks); the block that finishes a tile's last slice adds the slices in slice
+// order (bitwise reproducible) and stores the tile. Single products on the cooperative schedules;
+// batches, 3xTF32 and the ping-pong schedule run whole tiles. The partial tiles take scratch memory
+// (workspace_bytes).
+template <int MaxSlices>
+struct HopperSplitK {
+  static_assert(MaxSlices >= 2, "HopperSplitK: at least 2 slices (NoSplitK for none).");
+  static constexpr int kMaxSlices = MaxSlices;
+  static constexpr int kMinBlocks = 4;
+  // A slice's cost beyond its k blocks, in k blocks: its pipeline's fill and the partial tile's
+  // store and reload.
+  static constexpr int kFixupBlocks = 2;
+  static std::string describe() { return detail::templated("HopperSplitK", MaxSlices); }
+
+  // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the count whose rounds of
+  // the SMs times each slice's length (plus its fixup) is least; 1 with a round or more of tiles.
+  static int slices(long long tiles, int k_blocks, int sms) {
+    if (tiles <= 0 || tiles >= sms) return 1;
+    int best = 1;
+    long long best_cost = k_blocks;
+    for (int s = 2; s <= kMaxSlices && s * kMinBlocks <= k_blocks; ++s) {
+      const long long cost = detail::ceil_div(tiles * s, sms) * (detail::ceil_div(k_blocks, s) + kFixupBlocks);
+      if (cost < best_cost) best = s, best_cost = cost;
+    }
+    return best;
+  }
+};
+
 template <class TileP, int Stages, class ScheduleP, class RasterP = SwizzledRaster<8>,
-          class EpilogueP = RegisterEpilogue, class OperandsP = TmaAlignedOperands>
+          class EpilogueP = RegisterEpilogue, class OperandsP = TmaAlignedOperands, class KSplitP = NoSplitK>
 struct HopperPolicy {
   using Tile = TileP;
   using Schedule = ScheduleP;
   using Raster = RasterP;
   using Epilogue = EpilogueP;
   using Operands = OperandsP;
+  using KSplit = KSplitP;
+  static constexpr bool kSplitsK = !std::is_same_v<KSplit, NoSplitK>;
+  static_assert(!kSplitsK || (Schedule::kWarpSpecialized && !Schedule::kPingPong),
+                "HopperPolicy: HopperSplitK needs a cooperative warp-specialised schedule (ProducerConsumer or "
+                "PersistentProducerConsumer).");
   static_assert(Epilogue::kBuffers == 0 || Schedule::kWarpSpecialized,
                 "HopperPolicy: TmaStoreEpilogue needs a warp-specialised schedule (ProducerConsumer or "
                 "PersistentProducerConsumer).");
@@ -115,7 +152,8 @@ struct HopperPolicy {
   static const char* name() { return "HopperPolicy"; }
   static std::string parts() {
     return Tile::describe() + ", " + detail::templated("TmaStages", Stages) + ", " + Schedule::describe() +
-           ", WgmmaSS, " + Raster::describe() + ", " + Epilogue::describe() + ", " + Operands::describe();
+           ", WgmmaSS, " + Raster::describe() + ", " + Epilogue::describe() + ", " + Operands::describe() +
+           (kSplitsK ? ", " + KSplit::describe() : std::string());
   }
 
   template <class T, class Out>
@@ -182,10 +220,33 @@ struct HopperPolicy {
 
   template <class Args, class S, bool kPromote = false>
   static constexpr auto kernel() {
-    if constexpr (Schedule::kWarpSpecialized)
-      return &sm90::warp_specialized_kernel<Args, S, Raster, Schedule::kPersistent, kPromote>;
-    else
+    if constexpr (!Schedule::kWarpSpecialized)
       return &sm90::wgmma_kernel<Args, S, Raster, kPromote>;
+    else if constexpr (S::kPingPong)
+      return &sm90::pingpong_kernel<Args, S, Raster>;
+    else
+      return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote>;
+  }
+
+  // Split-K's slices per tile for a call with block shape S (1: whole tiles), and the scratch its
+  // partial tiles and counters take.
+  template <class S, class Args>
+  static int k_slices(const Args& args, const detail::DeviceInfo& dev) {
+    if constexpr (!kSplitsK || Args::kBatching != Batch::None || S::kPingPong) {
+      (void)args, (void)dev;
+      return 1;
+    } else {
+      const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
+      return KSplit::slices(tiles, static_cast<int>(detail::ceil_div(args.k, S::BK)), dev.sms);
+    }
+  }
+  // (The partial tiles, then a counter per tile in a block of its own at the end.)
+  static std::size_t k_counter_bytes(long long tiles) { return (static_cast<std::size_t>(tiles) * 4 + 255) / 256 * 256; }
+  template <class S, class Args>
+  static std::size_t k_slices_bytes(const Args& args, int slices) {
+    if (slices <= 1) return 0;
+    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
+    return static_cast<std::size_t>(tiles) * slices * sm90::SplitKPartials<S>::kFloats * 4 + k_counter_bytes(tiles);
   }
 
   // 3xTF32's kernel: the accumulators are promoted stage by stage (kernels.cuh), which needs a
@@ -224,13 +285,28 @@ struct HopperPolicy {
       // Whether the kernel can run here is known before anything is copied.
       if (Status s = prepare<S, kernel<Args, S>()>(dev); s != Status::Success) return s;
       const Staging staging = plan_staging<T>(caller_args);
-      if (staging.bytes == 0) return launch_layout<L>(caller_args, dev, stream);
+      const int slices = k_slices<S>(caller_args, dev);
+      const std::size_t slices_bytes = k_slices_bytes<S>(caller_args, slices);
+      if (staging.bytes == 0 && slices_bytes == 0) return launch_layout<L>(caller_args, dev, stream, {});
       detail::StreamWorkspace workspace(stream, dev.device);  // freed in stream order after the last kernel below
       char* scratch = nullptr;
-      if (Status s = workspace.allocate(scratch, staging.bytes); s != Status::Success) return s;
+      if (Status s = workspace.allocate(scratch, staging.bytes + slices_bytes); s != Status::Success) return s;
       Args args = caller_args;
       if (Status s = staging.stage_in(args, scratch, dev, stream); s != Status::Success) return s;
-      if (Status s = launch_layout<L>(args, dev, stream); s != Status::Success) return s;
+      sm90::SplitKWork split_k;
+      if (slices > 1) {
+        const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
+        split_k.splits = slices;
+        split_k.partials = reinterpret_cast<float*>(scratch + staging.bytes);
+        split_k.counters = reinterpret_cast<unsigned*>(scratch + staging.bytes + k_slices_bytes<S>(caller_args, slices) -
+                                                       k_counter_bytes(tiles));
+        if (cudaError_t err = cudaMemsetAsync(split_k.counters, 0, static_cast<std::size_t>(tiles) * 4, stream);
+            err != cudaSuccess) {
+          cudaGetLastError();
+          return detail::record(err, Status::CudaError);
+        }
+      }
+      if (Status s = launch_layout<L>(args, dev, stream, split_k); s != Status::Success) return s;
       return staging.stage_out(caller_args, args, dev, stream);
     });
   }
@@ -251,14 +327,17 @@ struct HopperPolicy {
   // Scratch memory a call takes (stream-ordered, or from a gemm::CallerWorkspace): the staging copies
   // of operands TMA cannot read, and for 3xTF32 the split planes. What gemm::plan reports.
   template <class T, class Args>
-  static std::size_t workspace_bytes(const Args& args) {
+  static std::size_t workspace_bytes(const Args& args, const detail::DeviceInfo& dev) {
     if (!detail::reads_ab(args)) return 0;
-    if constexpr (Args::kBatching == Batch::Pointers)
+    if constexpr (Args::kBatching == Batch::Pointers) {
       return 0;  // (no staging: misaligned entries are loaded by the kernel itself)
-    else if constexpr (std::is_same_v<T, tf32x3>)
+    } else if constexpr (std::is_same_v<T, tf32x3>) {
       return plan_staging<tf32x3>(args).bytes + SplitPlanes(args).bytes();
-    else
-      return plan_staging<T>(args).bytes;
+    } else {
+      // (Every layout's block shape has the same tile and depth.)
+      using S = Shape<typename Args::Element, Op::N, std::is_same_v<T, tf32> ? Op::T : Op::N>;
+      return plan_staging<T>(args).bytes + k_slices_bytes<S>(args, k_slices<S>(args, dev));
+    }
   }
 
   // 3xTF32: split A and B into TF32 planes (kernel/split_kernel.cuh), then two GEMMs into C:
@@ -390,26 +469,29 @@ struct HopperPolicy {
   }
 
   template <class L, class Args>
-  static Status launch_layout(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+  static Status launch_layout(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
+                              const sm90::SplitKWork& split_k) {
     using S = Shape<typename Args::Element, L::a, L::b>;
-    return launch_shape<S, kernel<Args, S>()>(args, dev, stream);
+    return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);
   }
 
   // Encodes the tensor maps and launches Kernel (prepared already) for block shape S.
   template <class S, auto kKernel, class Args>
-  static Status launch_shape(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+  static Status launch_shape(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
+                             const sm90::SplitKWork& split_k = {}) {
     if constexpr (Args::kBatching == Batch::Pointers)
       return launch_pointers<S, kKernel>(args, dev, stream);
     else
-      return launch_host_maps<S, kKernel>(args, dev, stream);
+      return launch_host_maps<S, kKernel>(args, dev, stream, split_k);
   }
 
-  // The kernel's grid: one block per SM walking the tiles (persistent), or one per tile and entry.
+  // The kernel's grid: one block per SM walking the units (persistent), or one per unit (a tile, or
+  // a k slice of one) and entry.
   template <class S, class Args>
-  static detail::Grid grid_of(const Args& args, const detail::DeviceInfo& dev) {
-    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-    return Schedule::kPersistent ? detail::Grid(std::min<long long>(tiles * args.batch, dev.sms))
-                                 : detail::Grid(tiles, args.batch);
+  static detail::Grid grid_of(const Args& args, const detail::DeviceInfo& dev, int slices = 1) {
+    const long long units = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN) * slices;
+    return Schedule::kPersistent ? detail::Grid(std::min<long long>(units * args.batch, dev.sms))
+                                 : detail::Grid(units, args.batch);
   }
 
   // How the consumers store C: beta == 0 goes through shared memory, by TMA where it can write C
@@ -430,7 +512,8 @@ struct HopperPolicy {
 
   // One call or a strided batch: every map encoded here.
   template <class S, auto kKernel, class Args>
-  static Status launch_host_maps(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+  static Status launch_host_maps(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
+                                 const sm90::SplitKWork& split_k) {
     // A batch: 3-D maps of `batch` entries (one entry for a stride of 0, read at z = 0).
     constexpr bool kBatched = Args::kBatching != Batch::None;
     const auto depth = [&](long long stride) -> long long { return !kBatched ? 0 : stride == 0 ? 1 : args.batch; };
@@ -445,7 +528,7 @@ struct HopperPolicy {
                                       spacing(args.stride_b, rows_b, args.ldb));
         s != Status::Success)
       return s;
-    const detail::Grid grid = grid_of<S>(args, dev);
+    const detail::Grid grid = grid_of<S>(args, dev, split_k.splits);
     const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
     if constexpr (Schedule::kWarpSpecialized) {
       CUtensorMap map_c{};
@@ -458,7 +541,7 @@ struct HopperPolicy {
           return s;
       }
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
-                                            c_store);
+                                            c_store, split_k);
     } else {
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, args);
     }
@@ -482,7 +565,8 @@ struct HopperPolicy {
         return s;
     }
     return detail::launch_dependent_kernel<kKernel>(grid_of<S>(args, dev), 128 * (S::kConsumers + 1), S::kSmemBytes,
-                                                    stream, dev, map_a, map_b, map_c, args, c_store);
+                                                    stream, dev, map_a, map_b, map_c, args, c_store,
+                                                    sm90::SplitKWork{});
   }
 };
 

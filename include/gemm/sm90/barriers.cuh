@@ -1,0 +1,15 @@
+#pragma once
+// The named barriers (bar.sync ids) of the warp-specialised Hopper kernels. Id 0 is __syncthreads';
+// each other id is used by one group of threads at a time, with the thread count its users agree on.
+namespace gemm::sm90 {
+
+// Consumer c's own epilogue (its 128 threads: the staged stores' buffer hand-offs).
+__host__ __device__ constexpr int epilogue_barrier(int consumer) { return 1 + consumer; }
+// Ping-pong: consumer c may start its next tile's mainloop (256 threads: both consumers).
+__host__ __device__ constexpr int turn_barrier(int consumer) { return 3 + consumer; }
+// The producer warpgroup's threads filling a pointer-array entry that TMA cannot read (128 threads).
+inline constexpr int kFillBarrier = 5;
+// Split-K: the consumers of a block agree on whether it reduces its tile (128 x consumers threads).
+inline constexpr int kSplitKBarrier = 6;
+
+}  // namespace gemm::sm90

@@ -1,0 +1,111 @@
+#pragma once
+// The math warpgroups' pieces of the warp-specialised Hopper kernels: a unit's mainloop over the
+// ring of stages (plain, or with 3xTF32's promoted accumulators), and its epilogue (epilogue.cuh's
+// stores, chosen per unit). kernels.cuh assembles them per schedule.
+#include <cuda.h>
+#include "../detail/batch.cuh"
+#include "../ptx/wgmma.cuh"
+#include "barriers.cuh"
+#include "epilogue.cuh"
+#include "mainloop.cuh"
+#include "tensor_map.cuh"
+
+namespace gemm::sm90 {
+
+template <class Shape>
+using Accumulators = float[Shape::kMmaM][Shape::kAccRegs];
+
+template <class Shape>
+__device__ __forceinline__ void zero_accumulators(Accumulators<Shape>& acc) {
+#pragma unroll
+  for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+    for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] = 0.0f;
+}
+
+// The wgmmas of k_blocks full stages into acc (this warpgroup's rows from `row`), each stage handed
+// back to the producer once the wgmmas after it are issued and its own have finished. On return the
+// last stage's wgmmas may still run: finish_mainloop waits for them. previous: the stage whose
+// wgmmas may still be reading it (-1: none).
+template <class Shape>
+__device__ __forceinline__ void issue_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
+                                               RingPosition<Shape::kStages>& pos, int& previous, int row,
+                                               int k_blocks, bool leader) {
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+    ptx::wgmma_fence();
+    mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), row);
+    ptx::wgmma_commit();
+    ptx::wgmma_wait<1>();  // the previous stage's wgmmas have finished: hand it back
+    if (leader && previous >= 0) ptx::mbarrier_arrive(st.empty(previous));
+    previous = pos.stage;
+    pos.advance();
+  }
+}
+
+template <class Shape>
+__device__ __forceinline__ void finish_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st, int previous,
+                                                bool leader) {
+  ptx::wgmma_wait<0>();
+  fence_accumulators<Shape>(acc);
+  if (leader) ptx::mbarrier_arrive(st.empty(previous));
+}
+
+// 3xTF32's mainloop: two sets of stage products in turn, so that while one stage's wgmmas fill one
+// set, the other set (the stage before) is added to acc and the tensor cores never wait for the adds
+// (mainloop.cuh: promoted_step).
+template <class Shape>
+__device__ __forceinline__ void promoted_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
+                                                  RingPosition<Shape::kStages>& pos, int row, int k_blocks,
+                                                  bool leader) {
+  int previous = -1;
+  float part[2][Shape::kMmaM][Shape::kAccRegs];
+  int kb = 0;
+  for (; kb + 1 < k_blocks; kb += 2) {
+    promoted_step<Shape, 0>(acc, part, st, pos, previous, row, leader);
+    promoted_step<Shape, 1>(acc, part, st, pos, previous, row, leader);
+  }
+  if (kb < k_blocks) {  // an odd number of stages: the last product is in part[0]
+    promoted_step<Shape, 0>(acc, part, st, pos, previous, row, leader);
+    finish_promoted<Shape, 0>(acc, part, st, previous, leader);
+  } else {
+    finish_promoted<Shape, 1>(acc, part, st, previous, leader);
+  }
+}
+
+// The consumer's epilogue for one unit: its rows [row, row + kWgRows) of the tile at (tile_m, tile_n)
+// of `args` (the unit's batch entry). With epilogue buffers in the shape and beta == 0, through shared
+// memory: to the TMA engine where it can write C (c_by_tma: the entry's C at `c_at` of map_c, of
+// kRank dimensions), else by the consumers in row order (c_store Direct); from registers otherwise.
+template <class Shape, int kRank, class Args>
+__device__ __forceinline__ void store_unit(const Accumulators<Shape>& acc, const Args& args, const CUtensorMap* map_c,
+                                           const Stages<Shape>& st, int consumer, int tile_m, int tile_n, int row,
+                                           CStore c_store, bool c_by_tma, MapPlace c_at, bool pairs) {
+  const int row0 = tile_m * Shape::BM + row, col0 = tile_n * Shape::BN;
+  if constexpr (Shape::kEpilogueBytes > 0) {
+    // TMA clips stores at the matrix edge only to 16-byte granularity along a row, so a tile that
+    // ends inside a row whose length is not a multiple of 16 bytes stores directly.
+    const bool whole_row_end = (static_cast<long long>(args.n) * sizeof(typename Args::Output)) % 16 == 0;
+    if (c_by_tma && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+        store_block_staged<Shape::BN, CStore::Tma, kRank>(acc[mi], args, map_c, st.epilogue(consumer), row0 + 64 * mi,
+                                                          col0, epilogue_barrier(consumer), c_at);
+      return;
+    }
+    if (c_store != CStore::Registers) {
+      // After TMA stores (a tile before this one), the buffers are written again only once those
+      // stores have read them (store_block_staged's first barrier holds the others back).
+      if (c_store == CStore::Tma && threadIdx.x % 128 == 0) ptx::bulk_wait_read<0>();
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+        store_block_staged<Shape::BN, CStore::Direct>(acc[mi], args, map_c, st.epilogue(consumer), row0 + 64 * mi,
+                                                      col0, epilogue_barrier(consumer));
+      return;
+    }
+  }
+#pragma unroll
+  for (int mi = 0; mi < Shape::kMmaM; ++mi) store_block<Shape::BN>(acc[mi], args, row0 + 64 * mi, col0, pairs);
+}
+
+}  // namespace gemm::sm90

@@ -1,0 +1,66 @@
+#pragma once
+// The tile scheduler of the warp-specialised Hopper kernels: which work units a block takes, and in
+// which order. A unit is one BM x BN tile of C of one batch entry, or, with split-K, one of `splits`
+// k slices of it (a tile's slices adjacent, so that they run at the same time and the last one to
+// finish reduces them: split_k.cuh). The producer and the consumers of a block walk the same units.
+//
+//   kPersistent: one block per SM, block i taking units i, i + gridDim.x, ... (the raster orders the
+//                tiles so that the blocks running at once share rows of A and columns of B in L2);
+//   otherwise:   one block per unit (a batch's entries along the grid's y and z; detail/batch.cuh).
+#include <type_traits>
+#include "../detail/batch.cuh"
+
+namespace gemm::sm90 {
+
+struct WorkUnit {
+  int b;                  // batch entry (0 without a batch)
+  int tile;               // the tile's index in its entry, before rasterisation
+  int tile_m, tile_n;     // the tile's place in C, in tiles
+  int split;              // the k slice (0 without split-K)
+  int k_begin, k_blocks;  // k blocks [k_begin, k_begin + k_blocks) of BK each
+};
+
+template <class Raster, bool kPersistent, bool kBatched>
+struct TileScheduler {
+  // Unit indices: 64-bit where a batch multiplies the tile count.
+  using Work = std::conditional_t<kBatched, long long, int>;
+  int tiles_m, tiles_n, tiles;
+  int splits, k_blocks, k_per_split;
+  Work count;   // units in the whole launch
+  Work first;   // this block's first unit
+  Work stride;  // from one of this block's units to its next
+
+  // BM, BN, BK: the tile; splits: k slices per tile (1: none), at most the k blocks.
+  template <class Args>
+  __device__ TileScheduler(const Args& params, int bm, int bn, int bk, int splits_)
+      : tiles_m((params.m + bm - 1) / bm),
+        tiles_n((params.n + bn - 1) / bn),
+        tiles(tiles_m * tiles_n),
+        splits(splits_),
+        k_blocks((params.k + bk - 1) / bk),
+        k_per_split(splits_ > 1 ? (k_blocks + splits_ - 1) / splits_ : k_blocks) {
+    const Work per_entry = static_cast<Work>(tiles) * splits;
+    count = kBatched ? per_entry * params.batch : per_entry;
+    if constexpr (kPersistent) {
+      first = static_cast<Work>(blockIdx.x);
+      stride = static_cast<Work>(gridDim.x);
+    } else {
+      first = static_cast<Work>(blockIdx.x) + (kBatched ? per_entry * detail::block_batch<Args>() : 0);
+      stride = count;  // one unit per block
+    }
+  }
+
+  __device__ WorkUnit unit(Work w) const {
+    WorkUnit u;
+    const Work t = splits > 1 ? w / splits : w;
+    u.split = static_cast<int>(w - t * splits);
+    u.b = kBatched ? static_cast<int>(t / tiles) : 0;
+    u.tile = static_cast<int>(t - static_cast<Work>(u.b) * tiles);
+    Raster::tile(u.tile, tiles_m, tiles_n, u.tile_m, u.tile_n);
+    u.k_begin = u.split * k_per_split;
+    u.k_blocks = min(k_per_split, k_blocks - u.k_begin);
+    return u;
+  }
+};
+
+}  // namespace gemm::sm90

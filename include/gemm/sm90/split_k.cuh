@@ -1,0 +1,80 @@
+#pragma once
+// Split-K on the cooperative Hopper kernel: a tile's k range cut into `splits` slices that different
+// blocks compute at once, for shapes with too few tiles to fill the GPU (decode: 16 x 4096 x 4096 is
+// 32 tiles of 64 x 128; weight gradients: 384 x 384 x 65536 is 9 tiles of 128 x 128).
+//
+// Every block stores its slice's accumulators, as they lie in its threads' registers, into a
+// workspace of fp32 partial tiles and counts itself in on the tile's counter. The block that counts
+// last adds the slices from the workspace in slice order (its own too), so the sum's order is fixed
+// whatever order the blocks finish in and results are bitwise reproducible from call to call; it
+// then runs the tile's epilogue and sets the counter back to 0. The host zeroes the counters before
+// the launch (they live in the call's stream-ordered scratch).
+#include <cstdint>
+#include "../ptx/mbarrier.cuh"
+#include "barriers.cuh"
+#include "scheduler.cuh"
+
+namespace gemm::sm90 {
+
+// What the kernel is given: splits == 1 means no split-K (and no workspace).
+struct SplitKWork {
+  int splits = 1;
+  float* partials = nullptr;     // tiles x splits partial tiles (SplitKPartials::kFloats each)
+  unsigned* counters = nullptr;  // one per tile, 0 between calls
+};
+
+template <class Shape>
+struct SplitKPartials {
+  static constexpr int kRegs = Shape::kMmaM * Shape::kAccRegs;  // accumulators per consumer thread
+  static constexpr int kChunks = kRegs / 4;                      // float4 pieces of them
+  static constexpr int kFloats = Shape::kConsumers * 128 * kRegs;
+  static_assert(Shape::kAccRegs % 4 == 0, "Split-K moves accumulators in groups of 4.");
+
+  // Piece q of consumer c's thread t in a partial tile: each store instruction of a warp writes
+  // 512 contiguous bytes.
+  __device__ static float4* piece(float* tile, int consumer, int q, int t) {
+    return reinterpret_cast<float4*>(tile) + (consumer * kChunks + q) * 128 + t;
+  }
+};
+
+// After the mainloop of a split-K unit: true when this block is the tile's last and acc now holds
+// the sum of every slice (the caller stores the tile); false when another block will. rows_in: this
+// thread holds rows of C inside the matrix (the others' accumulators are never stored, so they are
+// neither written nor read). flag: a word of shared memory for the block's verdict.
+template <class Shape>
+__device__ bool split_k_reduce(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const SplitKWork& sk, long long tile_index,
+                               int split, int consumer, bool rows_in, int* flag) {
+  using P = SplitKPartials<Shape>;
+  const int t = threadIdx.x % 128;
+  float* tiles = sk.partials + tile_index * sk.splits * static_cast<long long>(P::kFloats);
+  if (rows_in) {
+    float* mine = tiles + static_cast<long long>(split) * P::kFloats;
+#pragma unroll
+    for (int q = 0; q < P::kChunks; ++q) {
+      const int mi = (4 * q) / Shape::kAccRegs, i = (4 * q) % Shape::kAccRegs;
+      *P::piece(mine, consumer, q, t) = make_float4(acc[mi][i], acc[mi][i + 1], acc[mi][i + 2], acc[mi][i + 3]);
+    }
+  }
+  __threadfence();  // the partial is visible to every block before this one counts itself in
+  ptx::named_barrier_sync(kSplitKBarrier, 128 * Shape::kConsumers);
+  if (threadIdx.x == 128) *flag = atomicAdd(sk.counters + tile_index, 1u) == static_cast<unsigned>(sk.splits - 1);
+  ptx::named_barrier_sync(kSplitKBarrier, 128 * Shape::kConsumers);
+  if (!*flag) return false;
+  __threadfence();  // the other blocks' partials, read below, are theirs as counted
+  if (rows_in) {
+#pragma unroll
+    for (int q = 0; q < P::kChunks; ++q) {
+      float4 sum = __ldcg(P::piece(tiles, consumer, q, t));
+      for (int s = 1; s < sk.splits; ++s) {
+        const float4 v = __ldcg(P::piece(tiles + static_cast<long long>(s) * P::kFloats, consumer, q, t));
+        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+      }
+      const int mi = (4 * q) / Shape::kAccRegs, i = (4 * q) % Shape::kAccRegs;
+      acc[mi][i] = sum.x, acc[mi][i + 1] = sum.y, acc[mi][i + 2] = sum.z, acc[mi][i + 3] = sum.w;
+    }
+  }
+  if (threadIdx.x == 128) sk.counters[tile_index] = 0;  // ready for the next call
+  return true;
+}
+
+}  // namespace gemm::sm90

@@ -1,0 +1,148 @@
+// Split-K on the Hopper kernel (HopperSplitK, sm90/split_k.cuh): Tuned's decode and narrow-tile
+// compositions on shapes whose tiles are fewer than the SMs, with 1, 2, 3 and many slices per tile
+// (shapes found from this GPU's SM count), every layout, ragged and misaligned, alpha and beta, NaN
+// under beta = 0; results bitwise identical from call to call and through a CUDA graph; a fused
+// epilogue applied once, to the complete sums.
+#include <cstring>
+#include "epilogue_check.cuh"
+
+namespace {
+
+using gemm::Op;
+using gemm_test::Case;
+using Tuned = gemm::preset::Tuned;
+using bf16 = __nv_bfloat16;
+
+int device_sms() {
+  int dev = 0, sms = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  return sms;
+}
+
+// Slices per tile the composition takes for a single m x n x k product on this GPU.
+template <class P>
+int slices_of(int m, int n, int k) {
+  using S = typename P::template Shape<bf16>;
+  const long long tiles = gemm::detail::ceil_div(m, S::BM) * gemm::detail::ceil_div(n, S::BN);
+  return P::KSplit::slices(tiles, static_cast<int>(gemm::detail::ceil_div(k, S::BK)), device_sms());
+}
+
+// The first n (in whole tiles of BN, up to 64 of them) that gives `want` slices for m x n x k.
+template <class P>
+int n_for_slices(int m, int k, int want) {
+  using S = typename P::template Shape<bf16>;
+  for (int tiles_n = 1; tiles_n <= 64; ++tiles_n)
+    if (slices_of<P>(m, tiles_n * S::BN, k) == want) return tiles_n * S::BN;
+  return 0;
+}
+
+// The cases of one shape: as given; ragged and misaligned (copied for TMA); beta over NaN; every
+// layout and the column-major entry point.
+std::vector<Case> cases_of(int m, int n, int k) {
+  std::vector<Case> out;
+  const Case base{m, n, k, 1.5, 0.0, 0, 0, 0, 0, 0, 0, true};
+  out.push_back(base);
+  out.push_back(Case{m, n, k, -1.0, 0.5});
+  out.push_back(Case{m > 3 ? m - 3 : m, n - 5, k - 7, 0.75, -1.25, 1, 3, 1, 1, 1, 0});  // odd rows: staged copies
+  for (const Case& c : {base.with_ops(Op::N, Op::T), base.with_ops(Op::T, Op::N), base.with_ops(Op::T, Op::T),
+                        Case{m, n, k, 1.0, 1.0}.with_ops(Op::N, Op::T, true)})
+    out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gpu][hopper][splitk]") {
+  if (!gemm_test::is_sm90()) SKIP("the Hopper kernels run on sm_90 only");
+  const bool q = gemm_test::quick();
+  struct Want {
+    int m, k, slices;
+  };
+  // HopperMedium (128x128 tiles) and HopperDecode (64x128): shapes found for each slice count.
+  for (const Want& w : {Want{256, 1024, 2}, Want{256, 1536, 3}, Want{128, q ? 4096 : 16384, 16}}) {
+    const int n = n_for_slices<Tuned::HopperMedium>(w.m, w.k, w.slices);
+    INFO("HopperMedium, " << w.slices << " slices: m " << w.m << ", k " << w.k << ", n " << n);
+    REQUIRE(n > 0);
+    for (const Case& c : cases_of(w.m, n, w.k)) gemm_test::run_case<Tuned::HopperMedium, bf16>(c);
+  }
+  for (const Want& w : {Want{16, 2048, 2}, Want{61, 3072, 3}, Want{1, q ? 8192 : 32768, 16}}) {
+    const int n = n_for_slices<Tuned::HopperDecode>(w.m, w.k, w.slices);
+    INFO("HopperDecode, " << w.slices << " slices: m " << w.m << ", k " << w.k << ", n " << n);
+    REQUIRE(n > 0);
+    for (const Case& c : cases_of(w.m, n, w.k)) gemm_test::run_case<Tuned::HopperDecode, bf16>(c);
+  }
+  // fp16 with float C, and TF32 (operands made K-major first), through Tuned's decode choice.
+  gemm_test::run_case<Tuned, __half, float>(Case{16, 2048, 4096, 1.0, 0.5}.with_ops(Op::N, Op::T));
+  gemm_test::run_case<Tuned, gemm::tf32>(Case{8, 1024, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<Tuned, gemm::tf32>(Case{8, 1024, 4096, 1.0, 0.5}.with_ops(Op::T, Op::N));
+}
+
+TEST_CASE("Hopper split-K: Tuned on decode and long-k shapes, with the plan's scratch", "[gpu][hopper][splitk]") {
+  if (!gemm_test::is_sm90()) SKIP("the Hopper kernels run on sm_90 only");
+  const bool q = gemm_test::quick();
+  const Case shapes[] = {Case{16, 4096, q ? 1024 : 4096, 1.0, 0.0}.with_ops(Op::N, Op::T),
+                         Case{64, 2048, 2048, 1.0, 1.0}.with_ops(Op::N, Op::T),
+                         Case{384, 384, q ? 8192 : 65536, 1.0, 0.0}.with_ops(Op::T, Op::N)};
+  for (const Case& c : shapes) {
+    gemm_test::DeviceBuffer<bf16> probe(1);
+    const gemm::Plan plan = gemm::plan<bf16>(c.op_a, c.op_b, c.m, c.n, c.k, 1.0f, probe.ptr, c.lda(), probe.ptr,
+                                             c.ldb(), 0.0f, probe.ptr, c.ldc());
+    INFO(c.str() << ": " << plan.describe() << ", scratch " << plan.workspace_bytes);
+    CHECK(plan.composition.find("HopperSplitK") != std::string::npos);
+    CHECK(plan.workspace_bytes > 0);  // the partial tiles
+    gemm_test::run_case<Tuned, bf16>(c);
+  }
+}
+
+TEST_CASE("Hopper split-K: bitwise the same from call to call, and through a CUDA graph", "[gpu][hopper][splitk]") {
+  if (!gemm_test::is_sm90()) SKIP("the Hopper kernels run on sm_90 only");
+  const int m = 16, n = 4096, k = 4096;
+  REQUIRE(slices_of<Tuned::HopperDecode>(m, n, k) > 1);
+  std::vector<bf16> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(n) * k);
+  gemm_test::fill_random(a);
+  gemm_test::fill_random(b);
+  gemm_test::DeviceBuffer<bf16> da(a.size()), db(b.size()), c1(static_cast<size_t>(m) * n),
+      c2(static_cast<size_t>(m) * n), c3(static_cast<size_t>(m) * n);
+  gemm_test::upload(da, a);
+  gemm_test::upload(db, b);
+  const auto call = [&](bf16* c, cudaStream_t s) {
+    return gemm::gemm<bf16>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, c, n, s);
+  };
+  const size_t bytes = static_cast<size_t>(m) * n * sizeof(bf16);
+  REQUIRE(call(c1.ptr, 0) == gemm::Status::Success);
+  CUDA_REQUIRE(cudaMemset(c2.ptr, 0xff, bytes));
+  REQUIRE(call(c2.ptr, 0) == gemm::Status::Success);
+  cudaStream_t stream;
+  CUDA_REQUIRE(cudaStreamCreate(&stream));
+  cudaGraph_t graph;
+  CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const gemm::Status captured = call(c3.ptr, stream);
+  CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+  REQUIRE(captured == gemm::Status::Success);
+  cudaGraphExec_t exec;
+  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+  std::vector<bf16> h1(static_cast<size_t>(m) * n), h2(h1.size()), h3(h1.size());
+  CUDA_REQUIRE(cudaMemcpy(h1.data(), c1.ptr, bytes, cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(h2.data(), c2.ptr, bytes, cudaMemcpyDeviceToHost));
+  CHECK(std::memcmp(h1.data(), h2.data(), bytes) == 0);
+  for (int replay = 0; replay < 3; ++replay) {  // each replay must find the tile counters at 0 again
+    CUDA_REQUIRE(cudaMemsetAsync(c3.ptr, 0xff, bytes, stream));
+    CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    CUDA_REQUIRE(cudaMemcpy(h3.data(), c3.ptr, bytes, cudaMemcpyDeviceToHost));
+    INFO("graph replay " << replay);
+    CHECK(std::memcmp(h1.data(), h3.data(), bytes) == 0);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+TEST_CASE("Hopper split-K: a fused epilogue applies once, to the complete sums", "[gpu][hopper][splitk][epilogue]") {
+  if (!gemm_test::is_sm90()) SKIP("the Hopper kernels run on sm_90 only");
+  using namespace epilogue_test;
+  run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{16, 2048, 4096, 1.0, 0.5}, BiasKind::PerColumn});
+  run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{48, 1024, 2048, 1.0, 0.0}, BiasKind::PerRow, true});
+  run_fused<Tuned::HopperMedium, bf16, float, act::SiLU>({Case{256, 256, 8192, -1.0, 1.0}, BiasKind::PerColumn});
+}
