@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <gemm/host/plan.cuh>
+#include <gemm/host/planner.cuh>
 #include "../catch.hpp"
 
 namespace {
