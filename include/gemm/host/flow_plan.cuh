@@ -1,7 +1,7 @@
 #pragma once
-// The plan of a gemm::host call (no CUDA calls here: the host tests check it without a GPU). A Plan
-// cuts C into row blocks x column blocks and k into slices, says in which order the tiles are
-// computed and how many device buffers (slots) each operand gets; with it, what the planner
+// The plan of a gemm::host call (no CUDA calls here: the host tests check it without a GPU). A
+// FlowPlan cuts C into row blocks x column blocks and k into slices, says in which order the tiles
+// are computed and how many device buffers (slots) each operand gets; with it, what the planner
 // (planner.cuh) needs to know about a call (Problem), the caller's overrides (Tuning), the shapes
 // of the slots, and the multiplies in execution order (make_steps).
 //
@@ -139,7 +139,9 @@ inline const char* to_string(Order o) {
   return "?";
 }
 
-struct Plan {
+// The plan of the flow of copies and multiplies a call becomes (not gemm::Plan, plan.cuh: what one
+// device call runs).
+struct FlowPlan {
   Order order = Order::Interleaved;
   std::vector<Range> rows, cols, ks;  // ks is {{0, 0}} when there is no product
   int depth_a = 0, depth_b = 0, depth_c = 0;  // slots per operand (device buffers)
@@ -203,7 +205,7 @@ inline SlotShapes slot_shapes(const Problem& pr, int mi, int nj, int kk, int da,
   s.device_bytes = t;
   return s;
 }
-inline SlotShapes slot_shapes(const Problem& pr, const Plan& pl) {
+inline SlotShapes slot_shapes(const Problem& pr, const FlowPlan& pl) {
   return slot_shapes(pr, max_size(pl.rows), max_size(pl.cols), max_size(pl.ks), pl.depth_a, pl.depth_b, pl.depth_c,
                      pl.widened);
 }
@@ -214,7 +216,7 @@ struct Step {
 
 // The multiplies in execution order: the tiles in the plan's order, each tile's k slices
 // ascending, one tile after another or (by_slice) slice by slice.
-inline std::vector<Step> make_steps(const Plan& pl) {
+inline std::vector<Step> make_steps(const FlowPlan& pl) {
   const int gm = static_cast<int>(pl.rows.size()), gn = static_cast<int>(pl.cols.size()),
             kp = static_cast<int>(pl.ks.size());
   std::vector<Step> tiles;  // p unused

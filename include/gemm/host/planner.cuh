@@ -26,7 +26,7 @@ inline double mat_bytes(const Problem& p, Mat m) {
 // Two compute streams: one multiply runs while the next one's operands arrive. More only made the
 // multiplies compete for the SMs (H100, 1024^3 fp32 pinned, blocks of 64 / 128 / 256 rows whose
 // multiplies fill the GPU with k slices: 2 streams 270 / 241 / 259 us, 4 streams 281 / 249 / 265).
-inline int auto_lanes(const Plan&) { return 2; }
+inline int auto_lanes(const FlowPlan&) { return 2; }
 
 // The candidate sizes for cutting `total` into about `parts` blocks: near-even blocks, rounded
 // up to a multiple of 8 (64 above 512) so that kernels see whole tiles where they can.
@@ -71,7 +71,7 @@ class Planner {
 
  private:
   // Scores a plan that fits and keeps the fastest.
-  void consider(Plan pl) {
+  void consider(FlowPlan pl) {
     if (static_cast<double>(pl.rows.size()) * pl.cols.size() * pl.ks.size() > kMaxSteps) return;
     if (pl.lanes <= 0) pl.lanes = t_.lanes > 0 ? std::min(t_.lanes, kMaxComputeLanes) : auto_lanes(pl);
     if (slot_shapes(p_, pl).device_bytes > p_.budget) return;
@@ -140,7 +140,7 @@ class Planner {
       const int kslices = static_cast<int>(ks.size());
       for (const auto& rows : row_sets)
         for (const auto& cols : col_sets) {
-          Plan pl;
+          FlowPlan pl;
           pl.order = Order::Interleaved;
           pl.rows = rows;
           pl.cols = cols;
@@ -182,9 +182,9 @@ class Planner {
     return slot_shapes(p_, std::min(mt, p_.m), std::min(nt, p_.n), std::min(kt, p_.k), r.da, r.db, r.dc, r.widened)
                .device_bytes <= p_.budget;
   }
-  Plan ring_plan(Order o, int mt, int nt, int kt) const {
+  FlowPlan ring_plan(Order o, int mt, int nt, int kt) const {
     const Ring r = ring(mt, nt, kt);
-    Plan pl;
+    FlowPlan pl;
     pl.order = o;
     pl.rows = split_by(p_.m, mt);
     pl.cols = split_by(p_.n, nt);
@@ -196,7 +196,7 @@ class Planner {
     pl.lanes = 0;
     return pl;
   }
-  bool fits(const Plan& pl) const { return slot_shapes(p_, pl).device_bytes <= p_.budget; }
+  bool fits(const FlowPlan& pl) const { return slot_shapes(p_, pl).device_bytes <= p_.budget; }
 
   // Largest x in [1, hi] with ok(x), or 0. x == hi is tried on its own: a single block needs
   // fewer slots, so the bytes are not monotonic there; below it they grow with x.
@@ -215,7 +215,7 @@ class Planner {
 
   // Bytes the plan copies to the device: every load of a piece counts (the same ring walk as
   // the builder's, without building the operations).
-  double loaded_bytes(const Plan& pl) const {
+  double loaded_bytes(const FlowPlan& pl) const {
     const std::vector<Step> steps = make_steps(pl);
     const int gn = static_cast<int>(pl.cols.size()), kp = static_cast<int>(pl.ks.size());
     std::vector<long long> a(pl.depth_a, -1), b(pl.depth_b, -1);
@@ -241,7 +241,7 @@ class Planner {
   void out_of_core() {
     const bool split_allowed = t_.k_slices != 1;
     const bool whole_k_allowed = t_.k_slices <= 1;
-    std::vector<Plan> cands;
+    std::vector<FlowPlan> cands;
     if (whole_k_allowed) {
       for (long long parts : part_counts(p_.n)) {  // B panels (k x nt) stay while row blocks of A stream
         const int nt = block_for(p_.n, parts);
@@ -270,7 +270,7 @@ class Planner {
       }
     }
     if (cands.empty()) return;
-    auto steps = [](const Plan& pl) { return static_cast<double>(pl.rows.size()) * pl.cols.size() * pl.ks.size(); };
+    auto steps = [](const FlowPlan& pl) { return static_cast<double>(pl.rows.size()) * pl.cols.size() * pl.ks.size(); };
     std::vector<std::pair<double, std::size_t>> ranked;
     for (std::size_t i = 0; i < cands.size(); ++i)
       if (steps(cands[i]) <= kMaxSteps) ranked.push_back({loaded_bytes(cands[i]), i});
@@ -289,7 +289,7 @@ class Planner {
   // loaded as the first pass reaches them, the first multiply waits for one block and one streamed
   // panel: the same bytes copied (8192^3 bf16 in 256 MiB: 42 MiB before the first multiply instead
   // of 154).
-  void consider_lazy_panel(const Plan& pl) {
+  void consider_lazy_panel(const FlowPlan& pl) {
     if (pl.ks.size() != 1) return;
     const bool a_whole = pl.order == Order::ColumnsOuter && pl.rows.size() == 1;
     const bool b_whole = pl.order == Order::RowsOuter && pl.cols.size() == 1;
@@ -298,7 +298,7 @@ class Planner {
     for (int parts : {4, 8, 16}) {
       const int b = block_for(total, parts);
       if (b >= total) continue;
-      Plan v = pl;
+      FlowPlan v = pl;
       (a_whole ? v.rows : v.cols) = split_by(total, b);
       const int blocks = static_cast<int>((a_whole ? v.rows : v.cols).size());
       (a_whole ? v.depth_a : v.depth_b) = blocks;
@@ -310,14 +310,14 @@ class Planner {
 
   // k == 0 or alpha == 0: C = beta * C, tile by tile.
   void scale_only() {
-    Plan whole;
+    FlowPlan whole;
     whole.rows = split_by(p_.m, p_.m);
     whole.cols = split_by(p_.n, p_.n);
     whole.ks = split_by(0, 1);
     whole.depth_c = 1;
     if (fits(whole)) {
       for (const auto& rows : row_options(p_.m, t_.block_rows, 64)) {
-        Plan pl = whole;
+        FlowPlan pl = whole;
         pl.rows = rows;
         pl.depth_c = static_cast<int>(rows.size());
         pl.in_core = true;
@@ -329,7 +329,7 @@ class Planner {
       const int nt = block_for(p_.n, parts);
       const int mt = largest_fit(p_.m, [&](int x) { return ring_fits(x, nt, 1); });
       if (mt > 0) {
-        Plan pl = ring_plan(Order::ColumnsOuter, mt, nt, 1);
+        FlowPlan pl = ring_plan(Order::ColumnsOuter, mt, nt, 1);
         pl.ks = split_by(0, 1);
         pl.depth_a = pl.depth_b = 0;
         consider(pl);

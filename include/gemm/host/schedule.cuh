@@ -72,7 +72,7 @@ struct Buffer {
 
 struct Schedule {
   Problem problem;
-  Plan plan;
+  FlowPlan plan;
   std::vector<Step> steps;
   std::vector<Buffer> buffers;
   std::size_t device_bytes = 0;
@@ -89,7 +89,7 @@ struct Schedule {
 // and staging slot (readers wait for the writers; a new writer waits for every reader since).
 class Builder {
  public:
-  Builder(const Problem& pr, const Plan& pl, const Tuning& tu) : pr_(pr), s_() {
+  Builder(const Problem& pr, const FlowPlan& pl, const Tuning& tu) : pr_(pr), s_() {
     s_.problem = pr;
     s_.plan = pl;
     s_.steps = make_steps(pl);
@@ -126,7 +126,7 @@ class Builder {
   }
 
   Schedule build() {
-    const Plan& pl = s_.plan;
+    const FlowPlan& pl = s_.plan;
     const int gn = static_cast<int>(pl.cols.size()), kp = static_cast<int>(pl.ks.size());
     std::vector<int> a_occ(a_slots_.size(), -1), b_occ(b_slots_.size(), -1);
     int a_next = 0, b_next = 0, c_next = 0, tiles_begun = 0;
@@ -351,7 +351,7 @@ class Builder {
 };
 
 inline std::string describe(const Schedule& s) {
-  const Plan& pl = s.plan;
+  const FlowPlan& pl = s.plan;
   auto mib = [](double b) { return b / (1024.0 * 1024.0); };
   char buf[512];
   std::snprintf(buf, sizeof buf,
