@@ -10,7 +10,7 @@
 // (row-major; row-major C with op(A), op(B); gemm::host::blas column-major), with host pointers.
 // The multiplies are gemm::gemm<T, Policy> calls on device tiles.
 //
-// How: the call plans (host/plan.cuh) how to cut the problem into row blocks, column blocks and
+// How: the call plans (host/planner.cuh) how to cut the problem into row blocks, column blocks and
 // k slices and in which order to copy and multiply them, copies each piece once if everything
 // fits the device budget (else streams pieces through two-slot rings, cuBLASXt-like), and runs
 // the plan on cached streams: one for host-to-device copies, one for device-to-host copies, up to
@@ -53,7 +53,7 @@
 #include "host/convert_kernel.cuh"
 #include "host/executor.cuh"
 #include "host/graph_cache.cuh"
-#include "host/plan.cuh"
+#include "host/planner.cuh"
 #include "host/resources.cuh"
 
 namespace gemm::host {

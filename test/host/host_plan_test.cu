@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <gemm/host/plan.cuh>
+#include <gemm/host/planner.cuh>
 #include "../catch.hpp"
 
 namespace {
@@ -274,7 +274,7 @@ struct Sim {
 // inside their matrices and buffers, staged chunks inside their slots, budget respected.
 void check_structure(const Schedule& s) {
   const Problem& p = s.problem;
-  const Plan& pl = s.plan;
+  const FlowPlan& pl = s.plan;
   INFO(describe(s));
   CHECK(s.device_bytes <= p.budget);
   CHECK(s.device_bytes == slot_shapes(p, pl).device_bytes);
@@ -360,7 +360,7 @@ TEST_CASE("host plan: ranges, tapering and steps", "[host][host_flow]") {
   }
   CHECK(covered == 1024);
   // Interleaved with one column block: B first, then row blocks in order.
-  Plan pl;
+  FlowPlan pl;
   pl.rows = split_by(300, 100);
   pl.cols = split_by(50, 50);
   pl.ks = split_by(40, 40);
@@ -474,7 +474,7 @@ TEST_CASE("host plan: budgets below the operands stream tiles within the budget"
   CHECK(r.schedule.h2d_bytes <= 1.5 * (bytes_of(p, Mat::A) + bytes_of(p, Mat::B)) + 1);
   // All of A stays, in row blocks loaded as the first column pass reaches them: each operand
   // copied once, and the first multiply waits for one row block and one B panel, not all of A.
-  const Plan& pl = r.schedule.plan;
+  const FlowPlan& pl = r.schedule.plan;
   CHECK(pl.order == Order::ColumnsOuter);
   CHECK(pl.rows.size() > 1);
   CHECK(pl.depth_a == static_cast<int>(pl.rows.size()));
@@ -489,7 +489,7 @@ TEST_CASE("host plan: an operand that stays whole, loaded block by block, runs i
       Problem p = problem(150, 170, 90, std::size_t(1) << 30);
       p.load_c = true;
       p.staged_a = p.staged_b = p.staged_c = staged;
-      Plan pl;
+      FlowPlan pl;
       pl.order = o;
       pl.rows = o == Order::ColumnsOuter ? split_by(p.m, 40) : split_by(p.m, 64);  // 4 staying row blocks of A, or
       pl.cols = o == Order::ColumnsOuter ? split_by(p.n, 64) : split_by(p.n, 50);  // 4 staying column blocks of B

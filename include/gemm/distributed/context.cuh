@@ -107,7 +107,7 @@ class DeviceGuard {
 };
 
 template <class T, class Policy, class Out>
-class Plan;
+class ShardPlan;
 
 inline int pow2_up(int x) {
   int p = 1;
@@ -115,7 +115,7 @@ inline int pow2_up(int x) {
   return p;
 }
 
-constexpr int kAgreeFields = 12;  // see Plan::agree
+constexpr int kAgreeFields = 12;  // see ShardPlan::agree
 
 }  // namespace detail
 
@@ -218,7 +218,7 @@ class Context {
 
  private:
   template <class T, class Policy, class Out>
-  friend class detail::Plan;
+  friend class detail::ShardPlan;
 
   // `bytes` of device memory at `out` (256-byte aligned), reused between calls.
   Status workspace(std::size_t bytes, void*& out) {

@@ -15,11 +15,26 @@
 //
 // A rank's shard is stored like the whole operand: for op N the block of op(X) itself, for op T its
 // transpose (a transposed operand's row block is a column block of what is stored). stored_block()
-// gives its rows x cols and where it sits in the whole stored matrix.
+// gives its rows x cols and where it sits in the whole stored matrix; a Shard is the rank's pointer
+// to it.
 #include <cstddef>
+#include <type_traits>
 #include "../types.cuh"
 
 namespace gemm::distributed {
+
+// One rank's piece of a matrix, as stored: rows x cols, row-major, rows `ld` elements apart.
+template <class E>
+struct Shard {
+  E* data = nullptr;
+  int rows = 0, cols = 0;
+  int ld = 1;
+
+  constexpr Shard() = default;
+  constexpr Shard(E* data_, int rows_, int cols_, int ld_) : data(data_), rows(rows_), cols(cols_), ld(ld_) {}
+  template <class F, std::enable_if_t<std::is_convertible_v<F*, E*>, int> = 0>
+  constexpr Shard(const Shard<F>& other) : data(other.data), rows(other.rows), cols(other.cols), ld(other.ld) {}
+};
 
 enum class Algorithm { RowSplit, AllGather, AllGatherThenGemm, ReduceScatter };
 

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a Schedule (plan.cuh) on the device: lanes are streams of a cached set, a dependency on
+// Runs a Schedule (schedule.cuh) on the device: lanes are streams of a cached set, a dependency on
 // an operation of another lane is an event recorded after it, and the staging copies of
 // pageable memory run on host threads, either
 //   - driven by the calling thread (the synchronous call): it walks the operation list, copies
@@ -18,8 +18,8 @@
 #include <vector>
 #include <cuda_runtime.h>
 #include "../status.cuh"
-#include "plan.cuh"
 #include "resources.cuh"
+#include "schedule.cuh"
 
 namespace gemm::host {
 

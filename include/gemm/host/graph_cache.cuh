@@ -17,7 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <cuda_runtime.h>
-#include "plan.cuh"
+#include "schedule.cuh"
 
 namespace gemm::host::detail {
 

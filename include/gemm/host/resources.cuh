@@ -35,7 +35,7 @@
 #include "../detail/workspace.cuh"
 #include "../status.cuh"
 #include "graph_cache.cuh"
-#include "plan.cuh"
+#include "schedule.cuh"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>

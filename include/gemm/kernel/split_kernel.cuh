@@ -1,7 +1,7 @@
 #pragma once
 // The split pre-pass of 3xTF32 (gemm::tf32x3) on the Hopper path: every float x of an operand becomes
 // hi, lo and hi_finite (detail/tf32_split.cuh). The copies are written K-major (k contiguous: what TF32 wgmma reads), transposing where the
-// operand is stored the other way, through 32 x 33 shared tiles so that both sides coalesce.
+// operand is stored the other way, through 32 x 33 shared tiles (shared_tile.cuh) so that both sides coalesce.
 //
 // Two planes per operand, rows of k padded to ld = round_up(k, 4) floats:
 //   hi:    rows x ld, for the product a_hi b_hi;
@@ -10,6 +10,7 @@
 //          a_lo b_hi_finite + a_hi_finite b_lo, both cross terms at once.
 #include "../detail/launch.cuh"
 #include "../detail/tf32_split.cuh"
+#include "shared_tile.cuh"
 
 namespace gemm::detail {
 
@@ -17,18 +18,12 @@ namespace gemm::detail {
 // column j (k = rows), else output row i is source row i (k = cols). lo_first: where a cross row
 // holds lo (at 0, hi_finite at ld) or hi_finite (at 0, lo at ld).
 template <bool kTranspose>
-__global__ void __launch_bounds__(256) split_tf32_kernel(const float* src, int ld_src, int rows, int cols, float* hi_out,
-                                                          float* cross_out, int ld, bool lo_first) {
-  __shared__ float tile[32][33];
-  const int tiles_c = (cols + 31) / 32;
-  const int r0 = static_cast<int>(blockIdx.x / tiles_c) * 32, c0 = static_cast<int>(blockIdx.x % tiles_c) * 32;
-  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;  // 32 x 8 threads
-#pragma unroll
-  for (int i = 0; i < 32; i += 8) {
-    const int r = r0 + ty + i, c = c0 + tx;
-    if (r < rows && c < cols) tile[ty + i][tx] = src[static_cast<long long>(r) * ld_src + c];
-  }
-  __syncthreads();
+__global__ void __launch_bounds__(kSharedTileThreads)
+    split_tf32_kernel(const float* src, int ld_src, int rows, int cols, float* hi_out, float* cross_out, int ld,
+                      bool lo_first) {
+  __shared__ SharedTile<float> tile;
+  const SharedTilePlace at = stage_shared_tile(tile, src, ld_src, rows, cols);
+  const int r0 = at.r0, c0 = at.c0, tx = at.tx, ty = at.ty;
   const int k = kTranspose ? rows : cols, out_rows = kTranspose ? cols : rows;
   const int lo_at = lo_first ? 0 : ld, hi_finite_at = lo_first ? ld : 0;
 #pragma unroll
@@ -51,9 +46,8 @@ __global__ void __launch_bounds__(256) split_tf32_kernel(const float* src, int l
 template <bool kTranspose>
 Status split_tf32(const float* src, int ld_src, int rows, int cols, float* hi_out, float* cross_out, int ld,
                   bool lo_first, const DeviceInfo& dev, cudaStream_t stream) {
-  const long long blocks = ceil_div(rows, 32) * ceil_div(cols, 32);
-  return launch_kernel<&split_tf32_kernel<kTranspose>>(blocks, 256, 0, stream, dev, src, ld_src, rows, cols, hi_out,
-                                                        cross_out, ld, lo_first);
+  return launch_kernel<&split_tf32_kernel<kTranspose>>(shared_tile_blocks(rows, cols), kSharedTileThreads, 0, stream,
+                                                        dev, src, ld_src, rows, cols, hi_out, cross_out, ld, lo_first);
 }
 
 }  // namespace gemm::detail

@@ -17,9 +17,8 @@
 #include <type_traits>
 #include "../ptx/mma.cuh"
 #include "../types.cuh"
-#include "epilogue.cuh"
+#include "math_warp.cuh"
 #include "smem_layout.cuh"
-#include "tile_copy.cuh"
 
 namespace gemm {
 
@@ -30,15 +29,11 @@ struct DmmaMath {
   static constexpr bool kServes = std::is_same_v<T, double> && std::is_same_v<Out, double>;
 
   template <class T, class Tile, class Warps, class Layouts>
-  struct Warp {
-    using In = double;
+  struct Warp : mma::WarpShape<double, Tile, Warps, Layouts, PairSwizzle, PairSwizzle> {
+    using Base = typename Warp::WarpShape;
+    using Base::BK, Base::kAKMajor, Base::kBKMajor, Base::WM, Base::WN;
+    using typename Base::StageA, typename Base::StageB;
     static constexpr int kK = 4;
-    static constexpr int BK = Tile::template kBK<In>;
-    static constexpr bool kAKMajor = Layouts::a == Op::N;
-    static constexpr bool kBKMajor = Layouts::b == Op::T;
-    using StageA = mma::OperandStage<In, Tile::BM, BK, kAKMajor, PairSwizzle>;
-    using StageB = mma::OperandStage<In, Tile::BN, BK, kBKMajor, PairSwizzle>;
-    static constexpr int WM = Warps::WM, WN = Warps::WN;
     static_assert(WM % 16 == 0 && WN % 8 == 0,
                   "DmmaMath: the warp tile must be a multiple of 16 x 8 (one m16n8k4 DMMA on sm_90, two m8n8k4 "
                   "on sm_80); change WarpTile<WM, WN>.");
@@ -77,12 +72,7 @@ struct DmmaMath {
         : a_cursor(lane_position<kAKMajor>(wm0_, lane_)), b_cursor(lane_position<kBKMajor>(wn0_, lane_)),
           wm0(wm0_), wn0(wn0_), lane(lane_) {}
 
-    __device__ static void zero(Accumulators& acc) {
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j) acc.d[i][j][0] = acc.d[i][j][1] = 0.0;
-    }
+    __device__ static void zero(Accumulators& acc) { mma::fill(acc.d, 0.0); }
 
     __device__ void load(Fragment& f, const char* a_tile, const char* b_tile, int step) const {
 #pragma unroll
@@ -109,13 +99,8 @@ struct DmmaMath {
 
     template <class Args>
     __device__ void store(const Accumulators& acc, const Args& args, int m0, int n0, char*) const {
-      const bool pairs = mma::pairs_aligned(args);
-#pragma unroll
-      for (int mi = 0; mi < MT; ++mi)
-#pragma unroll
-        for (int nj = 0; nj < NT; ++nj)
-          mma::store_pair(args, m0 + acc_row(wm0, lane, mi), n0 + acc_col(wn0, lane, nj, 0), acc.d[mi][nj][0],
-                          acc.d[mi][nj][1], pairs);
+      mma::store_pairs(args, m0, n0, acc.d, [&](int mi, int) { return acc_row(wm0, lane, mi); },
+                       [&](int nj) { return acc_col(wn0, lane, nj, 0); });
     }
   };
 };

@@ -33,9 +33,8 @@
 #include "../ptx/cp_async.cuh"
 #include "../ptx/mma.cuh"
 #include "../types.cuh"
-#include "epilogue.cuh"
+#include "math_warp.cuh"
 #include "smem_layout.cuh"
-#include "tile_copy.cuh"
 
 namespace gemm {
 
@@ -48,21 +47,24 @@ struct MmaSyncMath {
   static constexpr bool kServes = (is_16bit<T> && is_supported_output<T, Out>) ||
                                   ((std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) && std::is_same_v<Out, float>);
 
+  // tf32 stored MN-major is read element by element (PairSwizzle tiles); everything else with
+  // ldmatrix (LdmatrixSwizzle).
+  template <class T, bool kKMajor>
+  static constexpr bool kScalar = sizeof(storage_t<T>) != 2 && !kKMajor;
+  template <class T, bool kKMajor>
+  using SwizzleFor = std::conditional_t<kScalar<T, kKMajor>, PairSwizzle, LdmatrixSwizzle>;
+
   template <class T, class Tile, class Warps, class Layouts>
-  struct Warp {
-    using In = storage_t<T>;
+  struct Warp : mma::WarpShape<storage_t<T>, Tile, Warps, Layouts, SwizzleFor<T, mma::a_k_major<Layouts>>,
+                              SwizzleFor<T, mma::b_k_major<Layouts>>> {
+    using Base = typename Warp::WarpShape;
+    using Base::BK, Base::kAKMajor, Base::kBKMajor, Base::WM, Base::WN;
+    using typename Base::In, typename Base::StageA, typename Base::StageB;
     static constexpr bool k16Bit = sizeof(In) == 2;
     static constexpr bool kSplit = std::is_same_v<T, tf32x3>;  // three TF32 products per step
     static constexpr int kK = k16Bit ? 16 : 8;  // k per mma
-    static constexpr int BK = Tile::template kBK<In>;
-    static constexpr bool kAKMajor = Layouts::a == Op::N;  // A stored m x k
-    static constexpr bool kBKMajor = Layouts::b == Op::T;  // B stored n x k
-    // tf32 stored MN-major is read element by element; everything else with ldmatrix.
-    static constexpr bool kAScalar = !k16Bit && !kAKMajor;
-    static constexpr bool kBScalar = !k16Bit && !kBKMajor;
-    using StageA = mma::OperandStage<In, Tile::BM, BK, kAKMajor, std::conditional_t<kAScalar, PairSwizzle, LdmatrixSwizzle>>;
-    using StageB = mma::OperandStage<In, Tile::BN, BK, kBKMajor, std::conditional_t<kBScalar, PairSwizzle, LdmatrixSwizzle>>;
-    static constexpr int WM = Warps::WM, WN = Warps::WN;
+    static constexpr bool kAScalar = kScalar<T, kAKMajor>;
+    static constexpr bool kBScalar = kScalar<T, kBKMajor>;
     static_assert(WM % 16 == 0 && WN % 16 == 0,
                   "MmaSyncMath: the warp tile must be a multiple of 16 x 16 (an mma is 16 rows of A, and one "
                   "ldmatrix.x4 loads the B fragments of 16 columns); change WarpTile<WM, WN>.");
@@ -128,20 +130,8 @@ struct MmaSyncMath {
 
     // --- The math -----------------------------------------------------------------------------------
     __device__ static void zero(Accumulators& acc) {
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j)
-#pragma unroll
-          for (int r = 0; r < 4; ++r) acc.d[i][j][r] = 0.0f;
-      if constexpr (kSplit) {
-#pragma unroll
-        for (int i = 0; i < MT; ++i)
-#pragma unroll
-          for (int j = 0; j < NT; ++j)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) acc.part[i][j][r] = 0.0f;
-      }
+      mma::fill(acc.d, 0.0f);
+      if constexpr (kSplit) mma::fill(acc.part, 0.0f);
     }
 
     // The fragments of k step `step` from one stage's A and B tiles.
@@ -257,15 +247,8 @@ struct MmaSyncMath {
     // C = alpha * acc + beta * C for the warp's tile of the block tile at (m0, n0).
     template <class Args>
     __device__ void store(const Accumulators& acc, const Args& args, int m0, int n0, char*) const {
-      const bool pairs = mma::pairs_aligned(args);
-#pragma unroll
-      for (int mi = 0; mi < MT; ++mi)
-#pragma unroll
-        for (int nj = 0; nj < NT; ++nj)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-            mma::store_pair(args, m0 + acc_row(wm0, lane, mi, 2 * h), n0 + acc_col(wn0, lane, nj, 0),
-                            acc.d[mi][nj][2 * h], acc.d[mi][nj][2 * h + 1], pairs);
+      mma::store_pairs(args, m0, n0, acc.d, [&](int mi, int h) { return acc_row(wm0, lane, mi, 2 * h); },
+                       [&](int nj) { return acc_col(wn0, lane, nj, 0); });
     }
   };
 };

@@ -16,9 +16,8 @@
 #include <type_traits>
 #include <mma.h>
 #include "../types.cuh"
-#include "epilogue.cuh"
+#include "math_warp.cuh"
 #include "smem_layout.cuh"
-#include "tile_copy.cuh"
 
 namespace gemm {
 
@@ -30,16 +29,12 @@ struct WmmaMath {
       (is_16bit<T> && is_supported_output<T, Out>) || (std::is_same_v<T, tf32> && std::is_same_v<Out, float>);
 
   template <class T, class Tile, class Warps, class Layouts>
-  struct Warp {
-    using In = storage_t<T>;
+  struct Warp : mma::WarpShape<storage_t<T>, Tile, Warps, Layouts, PaddedRows, PaddedRows> {
+    using Base = typename Warp::WarpShape;
+    using Base::BK, Base::kAKMajor, Base::kBKMajor, Base::WM, Base::WN;
+    using typename Base::In, typename Base::StageA, typename Base::StageB;
     static constexpr bool kTf32 = std::is_same_v<T, tf32>;
     static constexpr int kK = kTf32 ? 8 : 16;
-    static constexpr int BK = Tile::template kBK<In>;
-    static constexpr bool kAKMajor = Layouts::a == Op::N;
-    static constexpr bool kBKMajor = Layouts::b == Op::T;
-    using StageA = mma::OperandStage<In, Tile::BM, BK, kAKMajor, PaddedRows>;
-    using StageB = mma::OperandStage<In, Tile::BN, BK, kBKMajor, PaddedRows>;
-    static constexpr int WM = Warps::WM, WN = Warps::WN;
     static_assert(WM % 16 == 0 && WN % 16 == 0,
                   "WmmaMath: the warp tile must be a multiple of the 16 x 16 wmma fragment; change WarpTile<WM, WN>.");
     static_assert(BK % kK == 0, "WmmaMath: a stage's k depth must be a whole number of wmma k steps.");
