@@ -1,9 +1,11 @@
 #pragma once
 // What gemm_arch_check compiles for GEMM_CHECK_ARCHITECTURES (instances/CMakeLists.txt): every
 // preset that serves math type T with C of type Out, through every entry point (single products with
-// any layout, strided and pointer-array batches) and a fused epilogue (bias + GELU, row-major), so
-// that a kernel which no longer compiles for those architectures fails the build even though no
-// program is built for them. Taking a function's address instantiates it and every kernel it launches.
+// any layout, strided and pointer-array batches), and a fused epilogue (bias + GELU, row-major):
+// Tuned's for every type, every preset's for the types of the epilogue tests (float, double, bf16
+// with bf16 or float C, fp16 with float C; kFused), so that a kernel which no longer compiles for
+// those architectures fails the build even though no program is built for them. Taking a
+// function's address instantiates it and every kernel it launches.
 #include <gemm/gemm.cuh>
 #include <gemm/type_list.cuh>
 #include <type_traits>
@@ -14,19 +16,29 @@ using gemm::detail::AnyOps;
 
 using Entry = void (*)();
 
+template <class T, class Out>
+inline constexpr bool kFused = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                               std::is_same_v<T, __nv_bfloat16> || (std::is_same_v<T, __half> && std::is_same_v<Out, float>);
+
 template <class T, class Out, class P>
-void every_entry(Entry* out, int& n) {
-  // (Tuned's single and batched forms are the instance files'; its fused form is added here.)
-  if constexpr (!std::is_same_v<P, gemm::preset::Tuned>) {
-    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::None>);
-    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Strided>);
-    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Pointers>);
-  }
+void fused_entry(Entry* out, int& n) {
   using Fused = gemm::Status (*)(gemm::GemmArgs<gemm::storage_t<T>, Out>,
                                  const gemm::Epilogue<Out, gemm::act::GeluTanh, Out>&, cudaStream_t);
   const Fused fused =
       &gemm::detail::run_fused<T, P, gemm::detail::Ops<gemm::Op::N, gemm::Op::N>, false, Out, gemm::act::GeluTanh, Out>;
   out[n++] = reinterpret_cast<Entry>(fused);
+}
+
+template <class T, class Out, class P>
+void every_entry(Entry* out, int& n) {
+  constexpr bool kTuned = std::is_same_v<P, gemm::preset::Tuned>;
+  // (Tuned's single and batched forms are the instance files'; its fused form is added here.)
+  if constexpr (!kTuned) {
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::None>);
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Strided>);
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Pointers>);
+  }
+  if constexpr (kTuned || kFused<T, Out>) fused_entry<T, Out, P>(out, n);
 }
 
 template <class T, class Out, class... P>

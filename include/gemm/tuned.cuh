@@ -107,10 +107,12 @@ struct Tuned : Named<Tuned> {
   // blocks, as many slices as a cost model in rounds of the SMs finds fastest (HopperSplitK).
   using HopperMedium = HopperTile<128, 6, HopperSplitK<16>>;
   using HopperSmall = HopperTile<64, 8, HopperSplitK<16>>;
-  // m <= 64 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
+  // m <= 128 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
   // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
-  // to keep B in flight, and k split across blocks while the tiles are fewer than the SMs
-  // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024).
+  // to keep B in flight, and k split across blocks where the tiles fill at most a quarter of the SMs
+  // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024). H100, NT, against cuBLAS: 16 x 6144
+  // x 4096 24.3 us / 23.2, 128 x 6144 x 4096 23.6 / 23.5 (128x64 tiles: 39.5), 64 x 8192 x 8192
+  // 51.1 / 51.3.
   using HopperDecode = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                     TmaStoreEpilogue, PackMisalignedOperands, HopperSplitK<16>>;
   // A fused epilogue on Hopper (bias, activation), where 128x256 tiles make one to four waves (or
@@ -175,7 +177,7 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
-           HopperSmall::parts() + "}, single products with m <= 64 (not tf32x3) {" + HopperDecode::parts() +
+           HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
@@ -239,13 +241,17 @@ struct Tuned : Named<Tuned> {
     } else if constexpr (is_16bit<T>) {
       if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
-        const Status s = Mma::copies_can_read(args)
-                             ? mma_sync<T, Fallback>(args, dev, visit)
-                             : visit(Pick<MmaMisaligned, T, Fallback>{}, "16-bit, sm_80+ without wgmma, rows cp.async "
-                                                                         "cannot read or cannot see (odd leading "
-                                                                         "dimension or pointer, pointer arrays): "
-                                                                         "mma.sync, cp.async for blocks whose rows are "
-                                                                         "16-byte aligned, else element loads");
+        const auto misaligned = [&] {
+          return visit(Pick<MmaMisaligned, T, Fallback>{}, "16-bit, sm_80+ without wgmma, rows cp.async cannot read or "
+                                                           "cannot see (odd leading dimension or pointer, pointer "
+                                                           "arrays): mma.sync, cp.async for blocks whose rows are "
+                                                           "16-byte aligned, else element loads");
+        };
+        Status s;
+        if constexpr (Args::kBatching == Batch::Pointers)
+          s = misaligned();  // (the host never sees a pointer array's rows: compiled alone)
+        else
+          s = Mma::copies_can_read(args) ? mma_sync<T, Fallback>(args, dev, visit) : misaligned();
         if (!try_another(s)) return s;
       }
       return visit(Pick<WarpTiled, T, Legacy>{}, "16-bit before sm_80: CUDA cores (WarpTiled), converting to float");
@@ -391,10 +397,10 @@ struct Tuned : Named<Tuned> {
     } else {
       const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
-        if (args.m <= 64)
-          return visit(Pick<HopperDecode, T>{}, "sm_90, m <= 64 (decode): persistent wgmma kernel, 64x128 tiles of "
+        if (args.m <= 128)
+          return visit(Pick<HopperDecode, T>{}, "sm_90, m <= 128 (decode): persistent wgmma kernel, 64x128 tiles of "
                                                 "one math warpgroup, 8 stages, k split across blocks where the tiles "
-                                                "are fewer than the SMs");
+                                                "fill at most a quarter of the SMs");
       }
       if (tiles(256) >= 128) {
         // A fused epilogue: ping-pong while 128x256 tiles take at most 4 rounds of the SMs, or where

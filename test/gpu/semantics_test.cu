@@ -69,17 +69,21 @@ TEST_CASE("gemm::plan on this device answers as the call does, and launches noth
   CHECK(fp32.composition.rfind("TiledPolicy<", 0) == 0);
   CHECK(gemm::kernel_launches() == launches);
 
-  // bf16: the Hopper kernel on an H100 or H200 when the binary holds sm_90a code (the probe kernel's
-  // PTX version says), mma.sync on other sm_80+ devices.
+  // bf16: the Hopper kernel on an H100 or H200 when the binary holds sm_90a code (detail::image_of
+  // says), mma.sync on other sm_80+ devices.
   gemm_test::DeviceBuffer<__nv_bfloat16> ha(64 * 64), hb(64 * 64), hc(64 * 64);
   const gemm::Plan bf16 = gemm::plan<__nv_bfloat16>(64, 64, 64, 1.f, ha.ptr, 64, hb.ptr, 64, 0.f, hc.ptr, 64);
   INFO(bf16.describe());
   CHECK(bf16.status == gemm::Status::Success);
   int major = 0;
   CUDA_REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
-  cudaFuncAttributes attr{};
-  CUDA_REQUIRE(cudaFuncGetAttributes(&attr, gemm::detail::sm90a_probe_kernel<>));
-  if (gemm_test::is_sm90() && attr.ptxVersion >= 90)
+  gemm::detail::DeviceInfo dev;
+  REQUIRE(gemm::detail::query_device(dev) == gemm::Status::Success);
+  gemm::detail::Image image;
+  REQUIRE(gemm::detail::image_of(dev, image) == gemm::Status::Success);
+  INFO("image: sm_" << image.arch << (image.wgmma ? "a" : ""));
+  CHECK(image.arch >= 80);
+  if (gemm_test::is_sm90() && image.wgmma)
     CHECK(bf16.composition.rfind("HopperPolicy<", 0) == 0);
   else if (major >= 8)
     CHECK(bf16.composition.rfind("MmaPolicy<", 0) == 0);

@@ -299,37 +299,43 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
   CHECK(!has(batch.composition, "PackedRows"));
 }
 
-// Split-K on the Hopper kernel where the tiles are fewer than the SMs: as many slices as take the
-// fewest rounds of this GPU's SMs (each slice counting 2 k blocks more for its fill and fixup).
+// Split-K on the Hopper kernel where the tiles fill at most a quarter of the SMs: as many slices as
+// take the fewest rounds of this GPU's SMs (each slice counting 4 k blocks more for its fill and fixup).
 TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds of the SMs", "[host][plan]") {
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
   const gemm::Target kH20{90, 78, 227 * 1024};
-  // Decode, 16 x 4096 x 4096 with B stored transposed: 32 tiles of 64x128, 64 k blocks. 4 slices on
-  // 132 SMs (128 blocks; 5 would take two rounds), 3 on 114, 2 on 78; each slice's partial tile is
-  // 64 x 128 floats, and a counter per tile (256 bytes).
+  // Decode, 16 x 4096 x 4096 with B stored transposed: 32 tiles of 64x128 (a quarter of 132 SMs),
+  // 64 k blocks: 4 slices (128 blocks; 5 would take two rounds); each slice's partial tile is 64 x
+  // 128 floats, and a counter per tile (256 bytes). On 114 or 78 SMs the 32 tiles are more than a
+  // quarter: whole tiles.
   const gemm::Plan d = plan_nn<bf16>(kH100, 16, 4096, 4096, Op::N, Op::T);
   CHECK(has(d.composition, "BlockTile<64,128>"));
   CHECK(has(d.composition, "HopperSplitK<16>"));
   CHECK(has(d.reason, "decode"));
   CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
-  CHECK(plan_nn<bf16>(kH100Pcie, 16, 4096, 4096, Op::N, Op::T).workspace_bytes == 32ull * 3 * 64 * 128 * 4 + 256);
-  CHECK(plan_nn<bf16>(kH20, 16, 4096, 4096, Op::N, Op::T).workspace_bytes == 32ull * 2 * 64 * 128 * 4 + 256);
-  // m = 64 still decodes; 65 takes the 128-row tiles. A decode shape with a round of tiles or more
-  // splits nothing: 64 x 57344 x 8192 is 448 tiles.
-  CHECK(has(plan_nn<bf16>(kH100, 64, 4096, 4096).composition, "BlockTile<64,128>"));
-  CHECK(!has(plan_nn<bf16>(kH100, 65, 4096, 4096).composition, "BlockTile<64,128>"));
+  CHECK(plan_nn<bf16>(kH100Pcie, 16, 4096, 4096, Op::N, Op::T).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH20, 16, 4096, 4096, Op::N, Op::T).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH20, 16, 2048, 4096, Op::N, Op::T).workspace_bytes == 16ull * 4 * 64 * 128 * 4 + 256);
+  // m <= 128 takes the 64-row tiles, 129 the 128-row ones; 48 tiles (16 x 6144 x 4096) split nothing.
+  CHECK(has(plan_nn<bf16>(kH100, 128, 6144, 4096, Op::N, Op::T).composition, "BlockTile<64,128>"));
+  CHECK(!has(plan_nn<bf16>(kH100, 129, 4096, 4096).composition, "BlockTile<64,128>"));
+  CHECK(plan_nn<bf16>(kH100, 16, 6144, 4096, Op::N, Op::T).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 64, 57344, 8192, Op::N, Op::T).workspace_bytes == 0);
   // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 18 tiles of 128x64 in 7 slices
-  // (126 blocks) on 132 SMs.
+  // (126 blocks) on 132 SMs, 4 on 78 (72 blocks).
   const gemm::Plan w = plan_nn<bf16>(kH100, 384, 384, 65536, Op::T, Op::N);
   CHECK(has(w.composition, "BlockTile<128,64>"));
   CHECK(w.workspace_bytes == 18ull * 7 * 128 * 64 * 4 + 256);
-  // Whole tiles where the tiles fill the SMs, or k is too short to share: 1024^3, 4096^3.
+  CHECK(plan_nn<bf16>(kH20, 384, 384, 65536, Op::T, Op::N).workspace_bytes == 18ull * 4 * 128 * 64 * 4 + 256);
+  // Whole tiles where the tiles fill more than a quarter of the SMs: 1024^3, 4096^3, 2304 x 768 x 8192.
   CHECK(plan_nn<bf16>(kH100, 1024, 1024, 1024).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 4096, 4096, 4096).workspace_bytes == 0);
-  // The cost model itself: one tile of 512 k blocks takes the most slices; a round of tiles none.
+  CHECK(plan_nn<bf16>(kH100, 2304, 768, 8192, Op::T, Op::N).workspace_bytes == 0);
+  // The cost model itself: one tile of 512 k blocks takes the most slices; a quarter's worth of
+  // tiles still splits, more do not; too short a k splits nothing.
   CHECK(gemm::HopperSplitK<16>::slices(1, 512, 132) == 16);
-  CHECK(gemm::HopperSplitK<16>::slices(132, 512, 132) == 1);
-  CHECK(gemm::HopperSplitK<16>::slices(72, 2048, 132) == 11);  // 6 rounds of 792 slices, against 72 tiles' one
-  CHECK(gemm::HopperSplitK<16>::slices(40, 4, 132) == 1);      // too short to split
+  CHECK(gemm::HopperSplitK<16>::slices(33, 64, 132) == 4);
+  CHECK(gemm::HopperSplitK<16>::slices(34, 2048, 132) == 1);
+  CHECK(gemm::HopperSplitK<16>::slices(10, 4, 132) == 1);
+  CHECK(gemm::HopperSplitK<16>::slices(10, 10, 132) == 2);
 }

@@ -62,15 +62,19 @@ __device__ bool split_k_reduce(float (&acc)[Shape::kMmaM][Shape::kAccRegs], cons
   if (!*flag) return false;
   __threadfence();  // the other blocks' partials, read below, are theirs as counted
   if (rows_in) {
+    // Slice by slice, each slice's pieces loaded together (one trip to L2 per slice, not per piece).
+    for (int s = 0; s < sk.splits; ++s) {
+      const float* slice = tiles + static_cast<long long>(s) * P::kFloats;
 #pragma unroll
-    for (int q = 0; q < P::kChunks; ++q) {
-      float4 sum = __ldcg(P::piece(tiles, consumer, q, t));
-      for (int s = 1; s < sk.splits; ++s) {
-        const float4 v = __ldcg(P::piece(tiles + static_cast<long long>(s) * P::kFloats, consumer, q, t));
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+      for (int q = 0; q < P::kChunks; ++q) {
+        const float4 v = __ldcg(P::piece(const_cast<float*>(slice), consumer, q, t));
+        const int mi = (4 * q) / Shape::kAccRegs, i = (4 * q) % Shape::kAccRegs;
+        if (s == 0) {
+          acc[mi][i] = v.x, acc[mi][i + 1] = v.y, acc[mi][i + 2] = v.z, acc[mi][i + 3] = v.w;
+        } else {
+          acc[mi][i] += v.x, acc[mi][i + 1] += v.y, acc[mi][i + 2] += v.z, acc[mi][i + 3] += v.w;
+        }
       }
-      const int mi = (4 * q) / Shape::kAccRegs, i = (4 * q) % Shape::kAccRegs;
-      acc[mi][i] = sum.x, acc[mi][i + 1] = sum.y, acc[mi][i + 2] = sum.z, acc[mi][i + 3] = sum.w;
     }
   }
   if (threadIdx.x == 128) sk.counters[tile_index] = 0;  // ready for the next call
