@@ -32,6 +32,7 @@ struct Plan {
   std::string reason;               // why that one
   std::size_t workspace_bytes = 0;  // scratch device memory the call takes (stream-ordered, or from a
                                     // gemm::CallerWorkspace); 0 for most calls
+  std::string rules;                // the default policy's decision constants for this device (rules.cuh)
   std::string describe() const {
     if (status != Status::Success) return preset + ": refused, " + to_string(status);
     return preset + ": " + composition + " -- " + reason;
@@ -102,6 +103,7 @@ void plan_launch(const Args& args, const DeviceInfo& dev, bool check_binary, Pla
       return Status::Success;
     });
   } else if constexpr (std::is_same_v<Policy, preset::Tuned>) {
+    plan.rules = rules_for(dev.arch).describe();
     plan.status = Policy::template decide<T, Layouts>(args, dev, [&](auto pick, const char* why) {
       using Pick = decltype(pick);
       const Status s = can_run<typename Pick::Policy, typename Pick::Math, TargetsOf<Pick>>(dev, check_binary);

@@ -10,6 +10,7 @@
 #include "presets.cuh"
 #include "sm90/policy.cuh"
 #include "parts/targets.cuh"
+#include "rules.cuh"
 #include "type_list.cuh"
 
 namespace gemm::preset {
@@ -182,7 +183,7 @@ struct Tuned : Named<Tuned> {
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
-           "}; before sm_80 {WarpTiled}";
+           "}; before sm_80 {WarpTiled}; the thresholds named in the reasons are gemm::rules_for(arch)'s";
   }
   template <class T>
   static int smem_bytes() {
@@ -306,38 +307,43 @@ struct Tuned : Named<Tuned> {
   // keeps LargeMisaligned (2047 x 2049 x 2045: 415.2 us against 440.0 on copies).
   template <class Args>
   static bool packing_pays(const Args& args, const detail::DeviceInfo& dev) {
-    return batch_tiles(args, 128, 256) < 96 && batch_tiles(args, 64, 64) > dev.sms && args.k >= 512;
+    const CudaCoreRules& r = rules_for(dev.arch).cuda_cores;
+    return !r.large_tiles.reached(batch_tiles(args, 128, 256), dev.sms) && batch_tiles(args, 64, 64) > dev.sms &&
+           args.k >= r.pack_min_k;
   }
 
   // Strict fp32 on sm_80+ (cp.async), for rows that are 16-byte aligned or not.
   template <class L, class Args, class Visit>
   static Status strict_fp32(const Args& args, const detail::DeviceInfo& dev, bool aligned, Visit&& visit) {
     using detail::Pick;
+    const CudaCoreRules& r = rules_for(dev.arch).cuda_cores;
     // (a batch that fills the GPU by itself splits no k)
     const bool few_entries = Args::kBatching == Batch::None || batch_tiles(args, 16, 512) < dev.sms;
-    if (aligned && few_entries && args.m <= 16 && args.k >= 1024)
-      return visit(Pick<Skinny, float>{}, "fp32, m <= 16 and k >= 1024 (memory-bound), 16-byte-aligned rows: "
-                                          "16x512 tiles, 16 k slices");
+    if (aligned && few_entries && args.m <= r.skinny_max_m && args.k >= r.skinny_min_k)
+      return visit(Pick<Skinny, float>{}, "fp32, m <= skinny_max_m and k >= skinny_min_k (memory-bound), "
+                                          "16-byte-aligned rows: 16x512 tiles, 16 k slices");
     const long long large_tiles = batch_tiles(args, 128, 256);
+    const bool large_round = r.large_tiles.reached(large_tiles, dev.sms);
     // A batch of entries smaller than the large tile takes the small one (64 x 64 entries in
     // 128 x 256 tiles would compute 8 times what they need).
     const bool large_entries = Args::kBatching == Batch::None || (args.m >= 128 && args.n >= 256);
     if constexpr (L::b == Op::T) {
-      if (large_entries && large_tiles >= 96)
-        return visit(Pick<LargeTransposedB, float>{}, "fp32, B stored transposed, at least 96 tiles of 128x256: "
-                                                      "256x128 tiles, B copied element-wise into padded rows");
-      return visit(Pick<SmallTransposedB, float>{}, "fp32, B stored transposed, fewer than 96 tiles of 128x256: "
-                                                    "64x64 tiles");
+      if (large_entries && large_round)
+        return visit(Pick<LargeTransposedB, float>{}, "fp32, B stored transposed, 128x256 tiles fill large_tiles "
+                                                      "rounds of the SMs: 256x128 tiles, B copied element-wise into "
+                                                      "padded rows");
+      return visit(Pick<SmallTransposedB, float>{}, "fp32, B stored transposed, fewer 128x256 tiles than large_tiles "
+                                                    "rounds: 64x64 tiles");
     } else {
-      if (large_entries && large_tiles >= 96) {
+      if (large_entries && large_round) {
         if constexpr (Args::kBatching != Batch::None) {  // (compiled for batches only)
           if (aligned && args.m <= 512 && args.n <= 512)
             return visit(Pick<BatchMedium, float>{}, "fp32, a batch of entries up to 512x512, 16-byte-aligned rows: "
                                                      "128x128 tiles");
         }
-        return aligned ? visit(Pick<Large, float>{}, "fp32, at least 96 tiles of 128x256, 16-byte-aligned rows: "
+        return aligned ? visit(Pick<Large, float>{}, "fp32, 128x256 tiles fill large_tiles rounds, 16-byte-aligned rows: "
                                                      "128x256 tiles, stream-K for the last wave")
-                       : visit(Pick<LargeMisaligned, float>{}, "fp32, at least 96 tiles of 128x256, rows not "
+                       : visit(Pick<LargeMisaligned, float>{}, "fp32, 128x256 tiles fill large_tiles rounds, rows not "
                                                                "16-byte aligned: 256x128 tiles, element copies");
       }
       // Fewer than 96 large tiles: the large tile with 4 k slices, 64x64 tiles, or 64x64 tiles with 4
@@ -355,22 +361,23 @@ struct Tuned : Named<Tuned> {
       // slices; H100).
       const long long small_tiles = batch_tiles(args, 64, 64);
       const auto rounds = [&](long long blocks) { return static_cast<double>(detail::ceil_div(blocks, dev.sms)); };
-      const bool latency_bound = small_tiles <= dev.sms && args.k >= 2048;
-      const double whole_small = 4 * rounds(small_tiles) * (latency_bound ? 1.2 : 1.0);
+      const bool latency_bound = small_tiles <= dev.sms && args.k >= r.large_split_min_k;
+      const double whole_small = 4 * rounds(small_tiles) * (latency_bound ? r.latency_penalty : 1.0);
       // (Rows not 16-byte aligned split k only while the tiles fill at most half the SMs: H200, 255 x
       // 257 x 253 10.4 us split against 13.5, 383 x 385 x 381 15.6 against 18.3, but 511 x 513 x 509
       // 27.2 against 23.2: the element-by-element split pays for its beta pass only with few tiles.)
-      const bool split_small = (aligned || small_tiles * 2 <= dev.sms) && few_entries && args.k >= 256;
-      const bool split_large = aligned && large_entries && args.m >= 128 && args.n >= 256 && args.k >= 2048;
-      const double small_slices = split_small ? 1.1 * rounds(4 * small_tiles) : HUGE_VAL;
-      const double large_slices = split_large ? 8 / 1.16 * rounds(4 * large_tiles) : HUGE_VAL;
+      const bool split_small = (aligned || small_tiles * 2 <= dev.sms) && few_entries && args.k >= r.small_split_min_k;
+      const bool split_large =
+          aligned && large_entries && args.m >= 128 && args.n >= 256 && args.k >= r.large_split_min_k;
+      const double small_slices = split_small ? r.small_slice_cost * rounds(4 * small_tiles) : HUGE_VAL;
+      const double large_slices = split_large ? 8 / r.large_slice_speed * rounds(4 * large_tiles) : HUGE_VAL;
       if (large_slices < std::min(whole_small, small_slices))
-        return visit(Pick<LargeSplitK, float>{}, "fp32, fewer than 96 tiles of 128x256, k >= 2048, and 4 k slices of "
+        return visit(Pick<LargeSplitK, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds, k >= large_split_min_k, and 4 k slices of "
                                                  "them take the fewest rounds of the SMs: 128x256 tiles, 4 k slices");
       if (small_slices < whole_small)
-        return visit(Pick<SmallSplitK, float>{}, "fp32, fewer than 96 tiles of 128x256, k >= 256, and 4 k slices of "
+        return visit(Pick<SmallSplitK, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds, k >= small_split_min_k, and 4 k slices of "
                                                  "64x64 tiles balance the SMs best: 64x64 tiles, 4 k slices");
-      return visit(Pick<Small, float>{}, "fp32, fewer than 96 tiles of 128x256: 64x64 tiles");
+      return visit(Pick<Small, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds: 64x64 tiles");
     }
   }
 
@@ -382,27 +389,30 @@ struct Tuned : Named<Tuned> {
     // Batches the Hopper kernels can read (HopperPolicy::runs_batch: strided ones as 3-D tensor maps,
     // pointer arrays through address maps); others go on to the next family.
     if (dev.arch != 90 || !Hopper::template runs_batch<T>(args)) return Status::UnsupportedArchitecture;
+    const HopperRules& r = rules_for(dev.arch).hopper;
     const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
+    const bool wide_round = r.wide_tiles.reached(tiles(256), dev.sms);
     if constexpr (Args::kBatching == Batch::Pointers) {
       // Entries smaller than a 128x128 tile would waste most of it: mma.sync's smaller tiles serve
       // them (H100, bf16 4096 x 64^3: 42% of cuBLAS here, 63% there). Two compositions only (each
       // is compiled per layout and type for pointer arrays).
       if (args.m < 128 || args.n < 128) return Status::UnsupportedArchitecture;
-      if (tiles(256) >= 128)
-        return visit(Pick<Hopper, T>{}, "sm_90, a pointer array of at least 128 tiles of 128x256: persistent "
-                                        "warp-specialised wgmma kernel, 128x256 tiles, entries placed in one "
-                                        "address map per operand");
-      return visit(Pick<HopperMedium, T>{}, "sm_90, a pointer array of fewer than 128 tiles of 128x256: persistent "
-                                            "wgmma kernel, 128x128 tiles, entries placed in one address map per operand");
+      if (wide_round)
+        return visit(Pick<Hopper, T>{}, "sm_90, a pointer array whose 128x256 tiles fill wide_tiles rounds of the "
+                                        "SMs: persistent warp-specialised wgmma kernel, 128x256 tiles, entries placed "
+                                        "in one address map per operand");
+      return visit(Pick<HopperMedium, T>{}, "sm_90, a pointer array with fewer 128x256 tiles than wide_tiles rounds: "
+                                            "persistent wgmma kernel, 128x128 tiles, entries placed in one address map "
+                                            "per operand");
     } else {
       const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
-        if (args.m <= 128)
-          return visit(Pick<HopperDecode, T>{}, "sm_90, m <= 128 (decode): persistent wgmma kernel, 64x128 tiles of "
+        if (args.m <= r.decode_max_m)
+          return visit(Pick<HopperDecode, T>{}, "sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 tiles of "
                                                 "one math warpgroup, 8 stages, k split across blocks where the tiles "
                                                 "fill at most a quarter of the SMs");
       }
-      if (tiles(256) >= 128) {
+      if (wide_round) {
         // A fused epilogue: ping-pong while 128x256 tiles take at most 4 rounds of the SMs, or where
         // its 128x128 tiles (half a round each), handicapped by 5%, take fewer rounds; else the plain
         // choices below. H100, bias + GELU bf16, each call repeated for 2-3 s (at the 700 W cap):
@@ -410,15 +420,17 @@ struct Tuned : Named<Tuned> {
         // short runs), 5120^3 446.6 / 458.1 (13 half rounds against 7), 6144^3 743.2 / 702.6 (18
         // against 9), 8192^3 1730 / 1644.
         if constexpr (detail::has_epilogue<Args> && !std::is_same_v<T, tf32x3>) {
-          if (rounds(tiles(256)) <= 4 || 21 * rounds(tiles(128)) < 40 * rounds(tiles(256)))
-            return visit(Pick<HopperPingPong, T>{}, "sm_90, a fused epilogue, at least 128 tiles of 128x256 but few "
-                                                    "rounds of them, or 128x128 tiles balance better: persistent "
+          if (rounds(tiles(256)) <= r.pingpong_max_rounds ||
+              r.pingpong_half_round * rounds(tiles(128)) < r.pingpong_full_round * rounds(tiles(256)))
+            return visit(Pick<HopperPingPong, T>{}, "sm_90, a fused epilogue, 128x256 tiles fill wide_tiles rounds "
+                                                    "but at most pingpong_max_rounds, or 128x128 tiles balance better "
+                                                    "(pingpong_half_round / pingpong_full_round): persistent "
                                                     "ping-pong wgmma kernel (one consumer's epilogue under the "
                                                     "other's mainloop), 128x128 tiles, TMA stores");
         }
         if constexpr (!std::is_same_v<T, tf32x3>) {  // (3xTF32's promoted tiles are at most 128 wide and tall)
           if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
-            return visit(Pick<HopperTall, T>{}, "sm_90, at least 128 tiles of 128x256, but 256x128 tiles take fewer "
+            return visit(Pick<HopperTall, T>{}, "sm_90, 128x256 tiles fill wide_tiles rounds, but 256x128 tiles take fewer "
                                                 "rounds of the SMs (a ragged n): persistent warp-specialised wgmma "
                                                 "kernel, 256x128 tiles, TMA stores");
           // 128x128 tiles (half the work each) where they take fewer rounds of the SMs in all and k is
@@ -427,26 +439,28 @@ struct Tuned : Named<Tuned> {
           // 272 (3 half rounds; 63.7 against 67.4); but 3000 x 2000 x 1000 (2 rounds or 3 half) took
           // 31.8 against 28.8; 4096^3 ties (4 or 8 half) and keeps 128x256 (175.9 against 185.4).
           // tools/plan_audit.cu, benchmark/results/h100-2026-11-26-plan-audit/plan_audit*.md.
-          if (args.k >= 2048 && rounds(tiles(128)) < 2 * rounds(tiles(256)))
-            return visit(Pick<HopperMedium, T>{}, "sm_90, at least 128 tiles of 128x256, k >= 2048, but 128x128 tiles "
-                                                  "take fewer rounds of the SMs counting each as half a round: persistent "
+          if (args.k >= r.medium_min_k && rounds(tiles(128)) < r.medium_vs_wide_rounds * rounds(tiles(256)))
+            return visit(Pick<HopperMedium, T>{}, "sm_90, 128x256 tiles fill wide_tiles rounds, k >= medium_min_k, but "
+                                                  "128x128 tiles take fewer rounds of the SMs counting each as half a "
+                                                  "round (medium_vs_wide_rounds): persistent "
                                                   "warp-specialised wgmma kernel, 128x128 tiles, TMA stores");
         }
-        return visit(Pick<Hopper, T>{}, "sm_90, at least 128 tiles of 128x256: persistent warp-specialised wgmma "
-                                        "kernel, 128x256 tiles, TMA stores");
+        return visit(Pick<Hopper, T>{}, "sm_90, 128x256 tiles fill wide_tiles rounds of the SMs: persistent "
+                                        "warp-specialised wgmma kernel, 128x256 tiles, TMA stores");
       }
-      if (tiles(128) >= 128)
-        return visit(Pick<HopperMedium, T>{}, "sm_90, fewer than 128 tiles of 128x256 but 128 of 128x128: persistent "
-                                              "wgmma kernel, 128x128 tiles");
+      if (r.medium_tiles.reached(tiles(128), dev.sms))
+        return visit(Pick<HopperMedium, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but 128x128 tiles "
+                                              "fill medium_tiles rounds: persistent wgmma kernel, 128x128 tiles");
       // Below that 128x64 tiles, unless they take at least twice the rounds of the SMs that 128x128
       // tiles (twice the work each) take: 1023 x 1025 is 136 tiles of 128x64 (two rounds) and 72 of
       // 128x128 (one round; measured 21.5 us against 24.6), 1024^2 128 of 128x64 (one round; 7.3 us
       // against 9.3).
-      if (rounds(tiles(64)) >= 2 * rounds(tiles(128)))
-        return visit(Pick<HopperMedium, T>{}, "sm_90, fewer than 128 tiles of 128x128, but 128x64 tiles would take "
-                                              "two rounds of the SMs: persistent wgmma kernel, 128x128 tiles");
-      return visit(Pick<HopperSmall, T>{}, "sm_90, fewer than 128 tiles of 128x128: persistent wgmma kernel, 128x64 "
-                                           "tiles");
+      if (rounds(tiles(64)) >= r.small_vs_medium_rounds * rounds(tiles(128)))
+        return visit(Pick<HopperMedium, T>{}, "sm_90, fewer 128x128 tiles than medium_tiles rounds, but 128x64 tiles "
+                                              "would take small_vs_medium_rounds times their rounds: persistent wgmma "
+                                              "kernel, 128x128 tiles");
+      return visit(Pick<HopperSmall, T>{}, "sm_90, fewer 128x128 tiles than medium_tiles rounds: persistent wgmma "
+                                           "kernel, 128x64 tiles");
     }
   }
 

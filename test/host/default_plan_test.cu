@@ -98,7 +98,7 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096).composition, "TileShape<128,256,16,4,4>"));
   CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096).composition, "StreamK"));
   CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096, Op::N, Op::T).reason, "B stored transposed"));
-  CHECK(has(plan_nn<float>(kH100, 8, 4096, 4096).reason, "m <= 16"));
+  CHECK(has(plan_nn<float>(kH100, 8, 4096, 4096).reason, "m <= skinny_max_m"));
   CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "TileShape<64,64,32,1,4>"));
   CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "SplitK<4>"));  // 64 small tiles: split k
   CHECK(has(plan_nn<float>(kH100, 768, 768, 768).composition, "SplitK<4>"));  // 144: about one per SM
@@ -339,4 +339,35 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(gemm::HopperSplitK<16>::slices(34, 2048, 132) == 1);
   CHECK(gemm::HopperSplitK<16>::slices(10, 4, 132) == 1);
   CHECK(gemm::HopperSplitK<16>::slices(10, 10, 132) == 2);
+}
+
+// Tuned's thresholds are data (rules.cuh): counts of tiles in rounds of the device's SMs, so other
+// GPUs get them scaled. 2048^3 bf16 is 128 tiles of 128x256: a round less 4 SMs on 132 SMs (the
+// wide tiles), but short of the scaled threshold on 142 (L40S-sized: 138) only where it applies (sm_90).
+TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan][rules]") {
+  const gemm::Target kH100Pcie{90, 114, 227 * 1024};
+  const gemm::Target kH20{90, 78, 227 * 1024};
+  const gemm::Target kWide{90, 142, 227 * 1024};  // a hypothetical sm_90 with 142 SMs
+  CHECK(gemm::rules_for(90).arch == 90);
+  CHECK(gemm::rules_for(80).arch == 90);  // unmeasured architectures take the measured table
+  CHECK(gemm::HopperRules{}.wide_tiles.reached(128, 132));
+  CHECK(!gemm::HopperRules{}.wide_tiles.reached(127, 132));
+  CHECK(gemm::HopperRules{}.wide_tiles.reached(111, 114));   // 128/132 x 114 = 110.5
+  CHECK(!gemm::HopperRules{}.wide_tiles.reached(110, 114));
+  // 2048^3: 128 wide tiles. One round on 132 and 114 SMs (128x256), short of one on 142 (128x128).
+  CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kWide, 2048, 2048, 2048).composition, "BlockTile<128,128>"));
+  // 1536 x 2048 x 1024: 96 wide tiles, more than a round of the H20's 78 SMs, fewer than the H100's.
+  CHECK(has(plan_nn<bf16>(kH20, 1536, 2048, 1024).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kH100, 1536, 2048, 1024).composition, "BlockTile<128,128>"));
+  // fp32: the large tiles from 96/132 rounds: 96 tiles on 132 SMs, 57 on 78.
+  CHECK(has(plan_nn<float>(kH100, 1536, 2048, 2048).reason, "fill large_tiles"));     // 96 tiles
+  CHECK(has(plan_nn<float>(kH100, 1408, 2048, 2048).reason, "fewer 128x256 tiles"));  // 88
+  CHECK(has(plan_nn<float>(kH20, 1024, 2048, 2048).reason, "fill large_tiles"));      // 64
+  CHECK(has(plan_nn<float>(kH20, 1024, 1792, 2048).reason, "fewer 128x256 tiles"));   // 56
+  // The plan names the table it used.
+  const gemm::Plan p = plan_nn<bf16>(kH100, 4096, 4096, 4096);
+  CHECK(has(p.rules, "sm_90"));
+  CHECK(has(p.rules, "128/132"));
 }

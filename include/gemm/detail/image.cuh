@@ -28,8 +28,10 @@ struct Image {
   bool wgmma = false;  // sm_90a code: the Hopper kernels have their bodies
 };
 
-// Asked of CUDA once per device and process.
-inline Status image_of(const DeviceInfo& dev, Image& image) {
+// Asked of CUDA once per device and process. (A template, so that only a file whose calls ask
+// compiles the probe: a file that declares its instances with GEMM_EXTERN holds no kernel.)
+template <int = 0>
+Status image_of(const DeviceInfo& dev, Image& image) {
   static std::atomic<int> cached[64] = {};  // 0: not asked yet; else arch * 2 + wgmma + 1
   if (dev.device >= 0 && dev.device < 64) {
     if (const int c = cached[dev.device].load(std::memory_order_acquire); c > 0) {

@@ -1,0 +1,96 @@
+#pragma once
+// preset::Tuned's decision constants as data: what its rules compare a call's shape against, per
+// architecture. Counts of tiles are in rounds of the device's SMs (a round: one block per SM), so a
+// GPU with another SM count (an H100 PCIe's 114, an H20's 78) gets thresholds scaled to it; the
+// rest are sizes and the cost model's weights. gemm::plan reports the table it used
+// (Plan::rules), Tuned::parts() names the rules, and tools/plan_audit.cu times Tuned's choices
+// against every composition it picks from, which is how the sm_90 values were measured (H100 and
+// H200 SXM, 132 SMs). Other architectures take the sm_90 values until measured.
+#include <cstdio>
+#include <string>
+
+namespace gemm {
+
+// num / den rounds of the SMs; `reached(tiles, sms)`: tiles >= num / den * sms, in integers.
+struct Rounds {
+  int num, den;
+  constexpr bool reached(long long tiles, int sms) const {
+    return tiles * den >= static_cast<long long>(num) * sms;
+  }
+  std::string describe() const { return std::to_string(num) + "/" + std::to_string(den); }
+};
+
+// The Hopper kernel's tile choice (bf16, fp16, tf32, tf32x3 on sm_90).
+struct HopperRules {
+  Rounds wide_tiles{128, 132};     // 128x256 tiles from this many rounds of them
+  Rounds medium_tiles{128, 132};   // below that, 128x128 tiles from this many rounds of them
+  int small_vs_medium_rounds = 2;  // 128x64 unless they take this many times 128x128's rounds
+  int medium_min_k = 2048;         // with wide tiles, 128x128 ones where k is at least this long ...
+  int medium_vs_wide_rounds = 2;   // ... and they take fewer than this many times the wide tiles' rounds
+  int pingpong_max_rounds = 4;     // a fused epilogue: ping-pong while the wide tiles take at most this many rounds,
+  int pingpong_half_round = 21;    // ... or where pingpong_half_round x rounds of 128x128 tiles <
+  int pingpong_full_round = 40;    // ... pingpong_full_round x rounds of 128x256 ones
+  int decode_max_m = 128;          // 64-row tiles (and split-K) for m up to this
+};
+
+// Strict fp32 on CUDA cores (sm_80+, cp.async).
+struct CudaCoreRules {
+  Rounds large_tiles{96, 132};  // 128x256 tiles from this many rounds of them
+  int skinny_max_m = 16;        // 16x512 tiles with 16 k slices for m up to this ...
+  int skinny_min_k = 1024;      // ... and k at least this
+  int pack_min_k = 512;         // misaligned rows copied aligned first where k is at least this
+  int large_split_min_k = 2048; // 4 k slices of the large tile from this k
+  int small_split_min_k = 256;  // 4 k slices of the 64x64 tile from this k
+  // The cost model of the small-C choices, in units of a 64x64 tile's quarter of k: a large tile's
+  // slice is 8 of them at large_slice_speed x the small tile's speed; a whole small tile 4, times
+  // latency_penalty while at most one tile per SM and k >= large_split_min_k; a small slice
+  // small_slice_cost (its beta pass and atomic adds).
+  double large_slice_speed = 1.16;
+  double latency_penalty = 1.2;
+  double small_slice_cost = 1.1;
+};
+
+namespace detail {
+inline std::string decimal(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+}  // namespace detail
+
+struct TuningRules {
+  int arch;  // the architecture the values were measured on
+  HopperRules hopper;
+  CudaCoreRules cuda_cores;
+
+  std::string describe() const {
+    const HopperRules& h = hopper;
+    const CudaCoreRules& c = cuda_cores;
+    return "rules measured on sm_" + std::to_string(arch) + ": Hopper wide tiles from " + h.wide_tiles.describe() +
+           " rounds, 128x128 from " + h.medium_tiles.describe() + " rounds, 128x64 unless " +
+           std::to_string(h.small_vs_medium_rounds) + "x the rounds of 128x128, 128x128 over wide tiles from k " +
+           std::to_string(h.medium_min_k) + " below " + std::to_string(h.medium_vs_wide_rounds) +
+           "x their rounds, ping-pong up to " + std::to_string(h.pingpong_max_rounds) + " rounds or " +
+           std::to_string(h.pingpong_half_round) + "/" + std::to_string(h.pingpong_full_round) +
+           " of half rounds, decode tiles up to m " + std::to_string(h.decode_max_m) + "; fp32 large tiles from " +
+           c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
+           std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
+           ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +
+           std::to_string(c.small_split_min_k) + ", slice weights " + detail::decimal(c.large_slice_speed) + "/" +
+           detail::decimal(c.latency_penalty) + "/" + detail::decimal(c.small_slice_cost);
+  }
+};
+
+// The table: one entry per architecture whose values were measured; the others take the nearest
+// measured one below them, and before any the first.
+inline const TuningRules& rules_for(int arch) {
+  static const TuningRules kTable[] = {
+      TuningRules{90, HopperRules{}, CudaCoreRules{}},  // H100 / H200 SXM, tools/plan_audit.cu
+  };
+  const TuningRules* best = &kTable[0];
+  for (const TuningRules& r : kTable)
+    if (r.arch <= arch) best = &r;
+  return *best;
+}
+
+}  // namespace gemm
