@@ -354,10 +354,13 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(!gemm::HopperRules{}.wide_tiles.reached(127, 132));
   CHECK(gemm::HopperRules{}.wide_tiles.reached(111, 114));   // 128/132 x 114 = 110.5
   CHECK(!gemm::HopperRules{}.wide_tiles.reached(110, 114));
-  // 2048^3: 128 wide tiles. One round on 132 and 114 SMs (128x256), short of one on 142 (128x128).
+  // 2048^3: 128 wide tiles. One round on 132 SMs (128x256); on 114 they take two rounds, and 256
+  // tiles of 128x128 three half-size ones (medium_vs_wide_rounds: 128x128); short of a round on 142
+  // (128x128). With k = 1024, too short for the medium rule, 114 SMs keep the wide tiles.
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));
-  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).composition, "BlockTile<128,256>"));
-  CHECK(has(plan_nn<bf16>(kWide, 2048, 2048, 2048).composition, "BlockTile<128,128>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).composition, "BlockTile<128,128>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 1024).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kWide, 2048, 2048, 1024).composition, "BlockTile<128,128>"));
   // 1536 x 2048 x 1024: 96 wide tiles, more than a round of the H20's 78 SMs, fewer than the H100's.
   CHECK(has(plan_nn<bf16>(kH20, 1536, 2048, 1024).composition, "BlockTile<128,256>"));
   CHECK(has(plan_nn<bf16>(kH100, 1536, 2048, 1024).composition, "BlockTile<128,128>"));
