@@ -137,7 +137,36 @@ __device__ __forceinline__ void init_stages(const Stages<Shape>& st, const CUten
   __syncthreads();
 }
 
-template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false>
+// The roles of a warp-specialised block: warpgroup 0 gives up registers and produces every unit's
+// stages (true: this thread was the producer's, and is done); the math warpgroups take the registers.
+template <class Shape, class Sched, class Args>
+__device__ __forceinline__ bool producer_done(const Stages<Shape>& st, const Sched& sched, const Args& params,
+                                              const CUtensorMap* map_a, const CUtensorMap* map_b) {
+  if (threadIdx.x / 128 == 0) {
+    ptx::setmaxnreg_dec<kProducerRegs>();
+    produce(st, sched, params, map_a, map_b);
+    return true;
+  }
+  ptx::setmaxnreg_inc<kConsumerRegs>();
+  return false;
+}
+
+// Where a unit's C goes: through TMA stores (c_store Tma, and for a pointer array only an entry whose
+// C has a place in the address map), at `at` in map_c.
+struct CTarget {
+  bool by_tma;
+  MapPlace at;
+};
+template <class Args, class Entry>
+__device__ __forceinline__ CTarget c_target(const Entry& entry, int b, CStore c_store) {
+  CTarget t{c_store == CStore::Tma, MapPlace{Args::kBatching != Batch::None ? b : 0}};
+  if constexpr (Args::kBatching == Batch::Pointers) t.by_tma = t.by_tma && address_place(entry.C, t.at);
+  return t;
+}
+
+// kSplitK: the split-K fixup is compiled in (compositions with HopperSplitK; in the others its
+// registers would only crowd the accumulators: 128x256 tiles spilled 320 bytes with it).
+template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false, bool kSplitK = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store,
@@ -156,14 +185,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   // stream's previous kernel; the pointer arrays (and C) are touched only once that kernel is done.
   if constexpr (kPointers) ptx::wait_for_prior_grid();
 
-  const int warpgroup = threadIdx.x / 128;
-  if (warpgroup == 0) {
-    ptx::setmaxnreg_dec<kProducerRegs>();
-    produce(st, sched, params, &map_a, &map_b);
-    return;
-  }
-  ptx::setmaxnreg_inc<kConsumerRegs>();
-  const int consumer = warpgroup - 1;
+  if (producer_done(st, sched, params, &map_a, &map_b)) return;
+  const int consumer = threadIdx.x / 128 - 1;
   const int row = consumer * Shape::kWgRows;
   const bool leader = threadIdx.x % 128 == 0;
   const bool pairs_unbatched = pairs_aligned(params);  // (hoisted, as before batches)
@@ -180,17 +203,16 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       issue_mainloop<Shape>(acc, st, pos, previous, row, u.k_blocks, leader);
       finish_mainloop<Shape>(acc, st, previous, leader);
     }
-    if (split_k.splits > 1) {
-      // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)
-      const bool rows_in = u.tile_m * Shape::BM + row + 16 * ((threadIdx.x / 32) % 4) < args.m;
-      if (!split_k_reduce<Shape>(acc, split_k, u.tile, u.split, consumer, rows_in, st.split_flag())) continue;
+    if constexpr (kSplitK) {
+      if (split_k.splits > 1) {
+        // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)
+        const bool rows_in = u.tile_m * Shape::BM + row + 16 * ((threadIdx.x / 32) % 4) < args.m;
+        if (!split_k_reduce<Shape>(acc, split_k, u.tile, u.split, consumer, rows_in, st.split_flag())) continue;
+      }
     }
-    // Where this entry's C lies in map_c (a pointer array's C only where it is 16-byte aligned).
-    MapPlace c_at{kBatched ? u.b : 0};
-    bool c_by_tma = c_store == CStore::Tma;
-    if constexpr (kPointers) c_by_tma = c_by_tma && address_place(args.C, c_at);
-    store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, row, c_store, c_by_tma,
-                                      c_at, kBatched ? pairs_aligned(args) : pairs_unbatched);
+    const CTarget c = c_target<Args>(args, u.b, c_store);
+    store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, row, c_store, c.by_tma, c.at,
+                                      kBatched ? pairs_aligned(args) : pairs_unbatched);
   }
   if constexpr (Shape::kEpilogueBytes > 0) {
     if (c_store == CStore::Tma && leader) ptx::bulk_wait<0>();  // the buffers stay valid until the last store is done
@@ -216,14 +238,8 @@ __global__ void __launch_bounds__(128 * 3, 1)
   init_stages(st, &map_a, &map_b, 1);
   if constexpr (kPointers) ptx::wait_for_prior_grid();
 
-  const int warpgroup = threadIdx.x / 128;
-  if (warpgroup == 0) {
-    ptx::setmaxnreg_dec<kProducerRegs>();
-    produce(st, sched, params, &map_a, &map_b);
-    return;
-  }
-  ptx::setmaxnreg_inc<kConsumerRegs>();
-  const int consumer = warpgroup - 1;
+  if (producer_done(st, sched, params, &map_a, &map_b)) return;
+  const int consumer = threadIdx.x / 128 - 1;
   const bool leader = threadIdx.x % 128 == 0;
   const bool pairs_unbatched = pairs_aligned(params);
   // Consumer c takes the block's units c, c + 2, ...; the ring holds the stages of every unit in
@@ -242,10 +258,8 @@ __global__ void __launch_bounds__(128 * 3, 1)
     issue_mainloop<Shape>(acc, st, pos, previous, 0, u.k_blocks, leader);
     if (w + sched.stride < sched.count) ptx::named_barrier_arrive(turn_barrier(1 - consumer), 256);
     finish_mainloop<Shape>(acc, st, previous, leader);
-    MapPlace c_at{kBatched ? u.b : 0};
-    bool c_by_tma = c_store == CStore::Tma;
-    if constexpr (kPointers) c_by_tma = c_by_tma && address_place(args.C, c_at);
-    store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, 0, c_store, c_by_tma, c_at,
+    const CTarget c = c_target<Args>(args, u.b, c_store);
+    store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, 0, c_store, c.by_tma, c.at,
                                       kBatched ? pairs_aligned(args) : pairs_unbatched);
     pos.advance(sched.k_blocks);  // the other consumer's unit
   }

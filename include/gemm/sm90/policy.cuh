@@ -230,7 +230,8 @@ struct HopperPolicy {
     else if constexpr (S::kPingPong)
       return &sm90::pingpong_kernel<Args, S, Raster>;
     else
-      return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote>;
+      return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote,
+                                        kSplitsK && !kPromote && Args::kBatching == Batch::None>;
   }
 
   // Split-K's slices per tile for a call with block shape S (1: whole tiles), and the scratch its
