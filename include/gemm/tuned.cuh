@@ -105,9 +105,10 @@ struct Tuned : Named<Tuned> {
                                   TmaStoreEpilogue, PackMisalignedOperands>;
   // The narrower tiles. Where 128x128 ones fill at most half the SMs and k is long (a weight gradient
   // over many tokens: 768 x 768 x 65536 is 36 tiles), each tile's k is split across blocks, as many
-  // slices as fit in one round of the SMs (HopperSplitK); the 128x64 tiles serve short k (where the
-  // 128x128 ones would not split, neither would they).
-  using HopperMedium = HopperTile<128, 6, HopperSplitK<16>>;
+  // slices as fit in one round of the SMs, at most 8, each at least 32 k blocks (HopperSplitK: at
+  // k = 2048, 768 x 768 took 1.4 times as long in 2 slices as in 72 whole tiles of 128x64); the
+  // 128x64 tiles serve short k (where the 128x128 ones would not split, neither would they).
+  using HopperMedium = HopperTile<128, 6, HopperSplitK<8, 2, 32>>;
   // Three quarters of the wide tile, where the rounds of the SMs that 128x256 or 128x128 tiles take
   // leave much of the last one empty: 768 x 3072 is 72 tiles of 128x256 (one round, 55% full), 144
   // of 128x128 (two rounds, the second 9% full), 96 of 128x192 (one round of 1.5 times the work of
@@ -478,15 +479,17 @@ struct Tuned : Named<Tuned> {
                                               "fill medium_tiles rounds: persistent wgmma kernel, 128x128 tiles");
       // 128x128 tiles where k is long enough for them to split into slices (HopperSplitK: one round
       // of the SMs, where the tiles fill at most half of them): 768 x 768 x 65536 is 36 tiles, 3
-      // slices each (H200: 135 us against 214 in 72 whole tiles of 128x64).
+      // slices each (H200: 135 us against 214 in 72 whole tiles of 128x64). Not where C is narrower
+      // than the tile: such a call is bound by reading the other operand, not by its tiles' math
+      // (4096 x 8 x 4096 NT: 0.57 of cuBLAS in 4 slices, 0.75 whole).
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
         using MediumSplit = typename HopperMedium::KSplit;
         const int k_blocks = static_cast<int>(
             detail::ceil_div(args.k, HopperMedium::template Shape<typename Args::Element>::BK));
-        if (MediumSplit::slices(tiles(128), k_blocks, dev.sms) > 1)
-          return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs and k splits into "
-                                                "slices of them in one round (HopperSplitK): persistent wgmma "
-                                                "kernel, 128x128 tiles, k split across blocks");
+        if (args.n >= 128 && MediumSplit::slices(tiles(128), k_blocks, dev.sms) > 1)
+          return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs, n >= 128, and k "
+                                                "splits into slices of them in one round (HopperSplitK): persistent "
+                                                "wgmma kernel, 128x128 tiles, k split across blocks");
       }
       // Below that 128x64 tiles, unless they take at least twice the rounds of the SMs that 128x128
       // tiles (twice the work each) take: 1023 x 1025 is 136 tiles of 128x64 (two rounds) and 72 of

@@ -62,9 +62,9 @@ TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gp
   struct Want {
     int m, k, slices;
   };
-  // HopperMedium (128x128 tiles, slices of at least 16 k blocks) and HopperDecode (64x128, slices of
-  // at least 4): shapes found for each slice count.
-  for (const Want& w : {Want{256, 2048, 2}, Want{256, 3072 - 40, 3}, Want{128, 16384, 16}}) {
+  // HopperMedium (128x128 tiles, slices of at least 32 k blocks, at most 8) and HopperDecode (64x128,
+  // slices of at least 4): shapes found for each slice count.
+  for (const Want& w : {Want{256, 4096, 2}, Want{256, 6144 - 40, 3}, Want{128, 16384, 8}}) {
     const int n = n_for_slices<Tuned::HopperMedium>(w.m, w.k, w.slices);
     INFO("HopperMedium, " << w.slices << " slices: m " << w.m << ", k " << w.k << ", n " << n);
     REQUIRE(n > 0);

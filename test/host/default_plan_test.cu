@@ -323,17 +323,23 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(!has(plan_nn<bf16>(kH100, 129, 4096, 4096).composition, "BlockTile<64,128>"));
   CHECK(plan_nn<bf16>(kH100, 16, 6144, 4096, Op::N, Op::T).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 64, 57344, 8192, Op::N, Op::T).workspace_bytes == 0);
-  // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 9 tiles of 128x128 in 14 slices
-  // (126 blocks, one round) on 132 SMs; on 78, 8 slices (72 blocks).
+  // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 9 tiles of 128x128 in 8 slices
+  // (the most for 128x128 tiles; 72 blocks), on 132 SMs as on 78.
   const gemm::Plan w = plan_nn<bf16>(kH100, 384, 384, 65536, Op::T, Op::N);
   CHECK(has(w.composition, "BlockTile<128,128>"));
+  CHECK(has(w.composition, "HopperSplitK<8,2,32>"));
   CHECK(has(w.reason, "k split"));
-  CHECK(w.workspace_bytes == 9ull * 14 * 128 * 128 * 4 + 256);
+  CHECK(w.workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
   CHECK(plan_nn<bf16>(kH20, 384, 384, 65536, Op::T, Op::N).workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
-  // 768 x 768 x 65536: 36 tiles of 128x128, 3 slices (108 blocks; 4 would take a second round).
+  // 768 x 768 x 65536: 36 tiles of 128x128, 3 slices (108 blocks; 4 would take a second round); on
+  // the H20's 78 SMs, 2.
   CHECK(plan_nn<bf16>(kH100, 768, 768, 65536, Op::T, Op::N).workspace_bytes == 36ull * 3 * 128 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH20, 768, 768, 65536, Op::T, Op::N).workspace_bytes == 36ull * 2 * 128 * 128 * 4 + 256);
   // Whole tiles where the tiles fill more than half the SMs (2304 x 768 x 8192: 108 tiles of 128x128,
-  // 4096^3) or k is short (1024^3: 64 tiles of 16 k blocks).
+  // 4096^3), k is short (1024^3; 768 x 768 x 2048: 32 k blocks, 128x64 tiles) or C is narrower than
+  // the tile (4096 x 8 x 4096).
+  CHECK(!has(plan_nn<bf16>(kH100, 768, 768, 2048, Op::T, Op::N).composition, "HopperSplitK"));
+  CHECK(plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 1024, 1024, 1024).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 4096, 4096, 4096).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 2304, 768, 8192, Op::T, Op::N).workspace_bytes == 0);
@@ -350,6 +356,9 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(33, 64, 132) == 4);
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(34, 64, 132) == 1);
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 10, 132) == 2);
+  // No split where a slice and its fixup (4 k blocks) take as long as the whole k: 8 k blocks in 2.
+  CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 8, 132) == 1);
+  CHECK(gemm::HopperSplitK<8, 2, 32>::slices(1, 1024, 132) == 8);
 }
 
 // Tuned's thresholds are data (rules.cuh): counts of tiles in rounds of the device's SMs, so other

@@ -109,7 +109,8 @@ struct PackMisalignedOperands {
 // (workspace_bytes). Measured on an H200 (tools/plan_audit.cu --splits, bf16 NN, calls, 128x128
 // tiles): 768 x 768 x 65536 298 us whole, 159 / 135 in 2 / 3 slices (72 / 108 blocks), but 207 in 4
 // (144 blocks: a second round) and 175 in 6; 1024 x 1024 x 32768 154 whole, 108 in 2 slices (cuBLAS
-// 107); 768 x 768 x 8192 42 whole, 25 in 3. A second round of slices costs far more than the rounds
+// 107); 768 x 768 x 8192 42 whole, 25 in 3; 384 x 384 x 65536 (9 tiles) 60 in 8, 63 in 12 (the
+// last block reads every slice's partial tile). A second round of slices costs far more than the rounds
 // count (a round of every SM runs each slower: the clocks and L2 are shared), and with more tiles
 // than half the SMs the slices gain nothing (2304 x 768 x 8192, 108 tiles: 45 us whole, 65 in 2
 // slices), hence one round and FillDen = 2. Decode is bound by reading B, which 48 SMs already do
@@ -126,14 +127,20 @@ struct HopperSplitK {
   static constexpr int kMinBlocks = MinBlocks;
   static std::string describe() { return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks); }
 
+  // A slice's cost beyond its k blocks, in k blocks: its pipeline's fill and the partial tile's
+  // store and reload.
+  static constexpr int kFixupBlocks = 4;
+
   // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the most that keep every
-  // slice in one round of the SMs; 1 where the tiles fill more than 1 / FillDen of them.
+  // slice in one round of the SMs; 1 where the tiles fill more than 1 / FillDen of them, or where a
+  // slice and its fixup would take as long as the whole k.
   static int slices(long long tiles, int k_blocks, int sms) {
     if (tiles <= 0 || FillDen * tiles > sms) return 1;
     long long s = sms / tiles;
     if (s > kMaxSlices) s = kMaxSlices;
     if (s > k_blocks / kMinBlocks) s = k_blocks / kMinBlocks;
-    return s > 1 ? static_cast<int>(s) : 1;
+    if (s < 2 || detail::ceil_div(k_blocks, static_cast<int>(s)) + kFixupBlocks >= k_blocks) return 1;
+    return static_cast<int>(s);
   }
 };
 
