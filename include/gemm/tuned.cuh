@@ -479,17 +479,22 @@ struct Tuned : Named<Tuned> {
                                               "fill medium_tiles rounds: persistent wgmma kernel, 128x128 tiles");
       // 128x128 tiles where k is long enough for them to split into slices (HopperSplitK: one round
       // of the SMs, where the tiles fill at most half of them): 768 x 768 x 65536 is 36 tiles, 3
-      // slices each (H200: 135 us against 214 in 72 whole tiles of 128x64). Not where C is narrower
+      // slices each (H200: 135 us against 214 in 72 whole tiles of 128x64), where the slices cost less
+      // than whole 128x64 tiles (split_medium_cost, split_overhead_blocks). Not where C is narrower
       // than the tile: such a call is bound by reading the other operand, not by its tiles' math
       // (4096 x 8 x 4096 NT: 0.57 of cuBLAS in 4 slices, 0.75 whole).
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
         using MediumSplit = typename HopperMedium::KSplit;
         const int k_blocks = static_cast<int>(
             detail::ceil_div(args.k, HopperMedium::template Shape<typename Args::Element>::BK));
-        if (args.n >= 128 && MediumSplit::slices(tiles(128), k_blocks, dev.sms) > 1)
+        const int slices = args.n >= 128 ? MediumSplit::slices(tiles(128), k_blocks, dev.sms) : 1;
+        if (slices > 1 && static_cast<double>(k_blocks) / slices * r.split_medium_cost + r.split_overhead_blocks <
+                              static_cast<double>(rounds(tiles(64))) * k_blocks)
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs, n >= 128, and k "
-                                                "splits into slices of them in one round (HopperSplitK): persistent "
-                                                "wgmma kernel, 128x128 tiles, k split across blocks");
+                                                "splits into slices of them in one round (HopperSplitK) that cost "
+                                                "less than whole 128x64 tiles (split_medium_cost, "
+                                                "split_overhead_blocks): persistent wgmma kernel, 128x128 tiles, k "
+                                                "split across blocks");
       }
       // Below that 128x64 tiles, unless they take at least twice the rounds of the SMs that 128x128
       // tiles (twice the work each) take: 1023 x 1025 is 136 tiles of 128x64 (two rounds) and 72 of
@@ -544,8 +549,8 @@ struct Tuned : Named<Tuned> {
 
 // Every preset, in ladder order: the CUDA-core tutorial stages, the tensor-core stages, Tuned.
 using All = TypeList<Naive, Coalesced, SmemTiled, BlockTile1D, BlockTile2D, Vectorized, BankConflictFree,
-                     DoubleBuffered, WarpTiled, MultiStage, Wmma, MmaSync, Dmma, Wgmma, WarpSpecialized, Persistent,
-                     Tuned>;
+                     DoubleBuffered, WarpTiled, MultiStage, Wmma, MmaSync, Dmma, Wgmma, WarpSpecialized, WideTile,
+                     Persistent, Tuned>;
 
 // The presets of a list that serve math type T with C of type Out.
 template <class T, class Out, class List>

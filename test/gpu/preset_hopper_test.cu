@@ -1,4 +1,4 @@
-// GPU correctness of the Hopper presets (TMA + wgmma): Wgmma, WarpSpecialized and Persistent, for
+// GPU correctness of the Hopper presets (TMA + wgmma): Wgmma, WarpSpecialized, WideTile and Persistent, for
 // bf16 and fp16 inputs with C in the input type or float, and TF32, every layout, both entry points.
 #include "check.cuh"
 
@@ -72,6 +72,7 @@ void check_hopper_types() {
 
 GEMM_HOPPER_TEST(Wgmma)
 GEMM_HOPPER_TEST(WarpSpecialized)
+GEMM_HOPPER_TEST(WideTile)
 GEMM_HOPPER_TEST(Persistent)
 
 // Tuned's ping-pong composition (which Tuned runs for fused calls) without an epilogue: the same

@@ -339,6 +339,11 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // 4096^3), k is short (1024^3; 768 x 768 x 2048: 32 k blocks, 128x64 tiles) or C is narrower than
   // the tile (4096 x 8 x 4096).
   CHECK(!has(plan_nn<bf16>(kH100, 768, 768, 2048, Op::T, Op::N).composition, "HopperSplitK"));
+  // 768 x 768 x 4096 would split in 2 (64 k blocks), but 72 whole 128x64 tiles cost less: 64 / 2 x
+  // 1.5 + 28 = 76 against 64 (split_medium_cost, split_overhead_blocks); at k = 8192, 3 slices:
+  // 92 against 128.
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK"));
   CHECK(plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 1024, 1024, 1024).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 4096, 4096, 4096).workspace_bytes == 0);
