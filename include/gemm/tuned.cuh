@@ -106,8 +106,10 @@ struct Tuned : Named<Tuned> {
   // The narrower tiles. Where 128x128 ones fill at most half the SMs and k is long (a weight gradient
   // over many tokens: 768 x 768 x 65536 is 36 tiles), each tile's k is split across blocks, as many
   // slices as fit in one round of the SMs, at most 8, each at least 32 k blocks (HopperSplitK: at
-  // k = 2048, 768 x 768 took 1.4 times as long in 2 slices as in 72 whole tiles of 128x64); the
-  // 128x64 tiles serve short k (where the 128x128 ones would not split, neither would they).
+  // k = 2048, 768 x 768 took 1.4 times as long in 2 slices as in 72 whole tiles of 128x64). The
+  // 128x64 tiles serve short k, and C narrower than a tile (512 x 8 x 4096: bound by reading A),
+  // where they split as decode's tiles do: below a quarter of the SMs, slices of 4 k blocks and up
+  // (H200: 15.7 us in 16 slices, 20.5 whole).
   using HopperMedium = HopperTile<128, 6, HopperSplitK<8, 2, 32>>;
   // Three quarters of the wide tile, where the rounds of the SMs that 128x256 or 128x128 tiles take
   // leave much of the last one empty: 768 x 3072 is 72 tiles of 128x256 (one round, 55% full), 144
@@ -115,7 +117,7 @@ struct Tuned : Named<Tuned> {
   // a 128x128 tile: 1.5 against 2). Four stages, as the wide tile (five do not fit beside the
   // epilogue buffers).
   using HopperBalanced = HopperTile<192, 4>;
-  using HopperSmall = HopperTile<64, 8>;
+  using HopperSmall = HopperTile<64, 8, HopperSplitK<16, 4, 4>>;
   // m <= 128 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
   // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
   // to keep B in flight, and k split across blocks where the tiles fill at most a quarter of the SMs

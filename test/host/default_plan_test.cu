@@ -336,15 +336,18 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(plan_nn<bf16>(kH100, 768, 768, 65536, Op::T, Op::N).workspace_bytes == 36ull * 3 * 128 * 128 * 4 + 256);
   CHECK(plan_nn<bf16>(kH20, 768, 768, 65536, Op::T, Op::N).workspace_bytes == 36ull * 2 * 128 * 128 * 4 + 256);
   // Whole tiles where the tiles fill more than half the SMs (2304 x 768 x 8192: 108 tiles of 128x128,
-  // 4096^3), k is short (1024^3; 768 x 768 x 2048: 32 k blocks, 128x64 tiles) or C is narrower than
-  // the tile (4096 x 8 x 4096).
-  CHECK(!has(plan_nn<bf16>(kH100, 768, 768, 2048, Op::T, Op::N).composition, "HopperSplitK"));
+  // 4096^3) or k is short (1024^3; 768 x 768 x 2048: 32 k blocks, 72 whole 128x64 tiles).
+  CHECK(plan_nn<bf16>(kH100, 768, 768, 2048, Op::T, Op::N).workspace_bytes == 0);
   // 768 x 768 x 4096 would split in 2 (64 k blocks), but 72 whole 128x64 tiles cost less: 64 / 2 x
   // 1.5 + 28 = 76 against 64 (split_medium_cost, split_overhead_blocks); at k = 8192, 3 slices:
   // 92 against 128.
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
-  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK"));
-  CHECK(plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T).workspace_bytes == 0);
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<8,2,32>"));
+  // C narrower than a tile (4096 x 8 x 4096: bound by reading A): 32 tiles of 128x64, split as
+  // decode's are (a quarter of the SMs: 4 slices).
+  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T);
+  CHECK(has(narrow.composition, "BlockTile<128,64>"));
+  CHECK(narrow.workspace_bytes == 32ull * 4 * 128 * 64 * 4 + 256);
   CHECK(plan_nn<bf16>(kH100, 1024, 1024, 1024).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 4096, 4096, 4096).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 2304, 768, 8192, Op::T, Op::N).workspace_bytes == 0);
