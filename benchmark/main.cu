@@ -30,7 +30,7 @@ void print_usage() {
       "  --gemm_layouts=L,..    these layouts (NN, NT, TN, TT) for every type and shape\n"
       "                         (default: NN everywhere, plus NT, TN, TT for float and bf16\n"
       "                         at 4096^3). NT/TN/TT rows exist for the presets compiled with\n"
-      "                         layouts: Tuned (float), Wgmma, WarpSpecialized, Persistent and\n"
+      "                         layouts: Tuned (float), Wgmma, WarpSpecialized, WideTile, Persistent and\n"
       "                         Tuned (bf16); other types get none\n"
       "  --gemm_full            the full grid:\n"
       "                           float, double: squares 128..8192, 1000^3, 3072^3,\n"

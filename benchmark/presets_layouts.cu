@@ -3,7 +3,7 @@
 // every kernel a policy may launch. That quadruples their compile time, so
 // only these rows have them:
 //   every type: Tuned (its kernels come compiled from the gemm_instances library);
-//   bf16: also the Hopper presets (Wgmma, WarpSpecialized, Persistent).
+//   bf16: also the Hopper presets (Wgmma, WarpSpecialized, WideTile, Persistent).
 #include "presets_impl.cuh"
 
 namespace gemm_bench {
@@ -18,7 +18,7 @@ const std::vector<Preset<Float>>& layout_presets<Float>() {
 template <>
 const std::vector<Preset<Bf16>>& layout_presets<Bf16>() {
   static const std::vector<Preset<Bf16>> table = detail::make_layout_table<Bf16>(
-      gemm::TypeList<gemm::preset::Wgmma, gemm::preset::WarpSpecialized, gemm::preset::Persistent,
+      gemm::TypeList<gemm::preset::Wgmma, gemm::preset::WarpSpecialized, gemm::preset::WideTile, gemm::preset::Persistent,
                      gemm::preset::Tuned>{});
   return table;
 }

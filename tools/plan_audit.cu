@@ -4,7 +4,12 @@
 // Tuned's plan names (gemm::plan, the same decision the call makes) and what Tuned's choice costs
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
-//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32] [--shape MxNxK ...]
+//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --fit] [--shape MxNxK ...]
+// --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
+// them as the table's fields (rules.cuh).
+// --splits: instead of Tuned's candidates, the Hopper kernel's k split into a fixed number of
+// slices per tile (HopperFixedSplitK), 128x128 and decode's 64x128 tiles, bf16: what
+// HopperSplitK's cost model is fitted to.
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -161,6 +166,40 @@ struct Audit {
   }
 };
 
+// --fit: the speeds of rules.cuh's tile-width cost model on this GPU. Each width runs whole rounds
+// of the SMs (8 rows of tiles by sms / 4 columns, two rounds; 2 x sms otherwise), k = 4096, bf16;
+// its speed is its work per second over 128x128's. Prints the HopperRules fields to paste.
+template <class P>
+double fit_round_time(int bn, int sms, int reps, cublasHandle_t) {
+  const int tiles_m = sms % 4 == 0 ? 8 : 2, tiles_n = sms % 4 == 0 ? sms / 4 : sms;
+  const int m = 128 * tiles_m, n = bn * tiles_n, k = 4096;
+  bf16* A = random_buffer<bf16>(size_t(m) * k, 21u);
+  bf16* B = random_buffer<bf16>(size_t(k) * n, 22u);
+  bf16* C = nullptr;
+  CHECK_CUDA(cudaMalloc(&C, size_t(m) * n * sizeof(bf16)));
+  const auto call = [&] { return gemm::gemm<bf16, P>(m, n, k, 1.f, A, k, B, n, 0.f, C, n); };
+  const double ms = call() == gemm::Status::Success ? ms_per_call(call, reps) : INFINITY;
+  cudaFree(A), cudaFree(B), cudaFree(C);
+  std::fprintf(stderr, "fit: %dx%dx%d on %s: %.1f us\n", m, n, k, composition<P>().c_str(), ms * 1e3);
+  return ms / (double(bn) / 128);  // per 128x128 tile's worth of work
+}
+
+std::string fit(int reps, cublasHandle_t h) {
+  cudaDeviceProp prop{};
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  const double medium = fit_round_time<Tuned::HopperTile<128, 6>>(128, sms, reps, h);
+  const double balanced = fit_round_time<Tuned::HopperBalanced>(192, sms, reps, h);
+  const double wide = fit_round_time<Tuned::Hopper>(256, sms, reps, h);
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "Fitted on %s (%d SMs), whole rounds of tiles, k = 4096, bf16 (time per 128x128 tile's work: "
+                "128x128 %.2f us, 128x192 %.2f, 128x256 %.2f):\n\n  double speed_wide = %.2f;\n"
+                "  double speed_balanced = %.2f;\n  double speed_medium = 1.0;\n\n",
+                prop.name, sms, medium * 1e3, balanced * 1e3, wide * 1e3, medium / wide, medium / balanced);
+  return buf;
+}
+
 }  // namespace audit
 
 int main(int argc, char** argv) {
@@ -168,12 +207,14 @@ int main(int argc, char** argv) {
   const char* out_path = nullptr;
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
-  bool bf16_only = false, fp32_only = false;
+  bool bf16_only = false, fp32_only = false, splits = false, fit_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--bf16")) bf16_only = true;
     if (!std::strcmp(argv[i], "--fp32")) fp32_only = true;
+    if (!std::strcmp(argv[i], "--splits")) splits = true;
+    if (!std::strcmp(argv[i], "--fit")) fit_only = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -190,14 +231,36 @@ int main(int argc, char** argv) {
       {1536, 1536, 1536}, {2048, 2048, 2048}, {2047, 2049, 2048},  {3072, 3072, 3072}, {4096, 4096, 4096},
       {4095, 4097, 4093}, {4096, 4097, 4096}, {6144, 6144, 6144},  {8192, 8192, 8192}, {512, 8192, 4096},
       {8192, 512, 4096},  {1024, 4096, 8192}, {4096, 1024, 8192},  {2048, 2048, 512},  {2048, 2048, 16384},
-      {3000, 2000, 1000}, {5000, 3000, 2000}, {128, 4096, 4096},   {4096, 128, 4096},  {16, 4096, 4096}};
+      {3000, 2000, 1000}, {5000, 3000, 2000}, {128, 4096, 4096},   {4096, 128, 4096},  {16, 4096, 4096},
+      {768, 3072, 2048},  {768, 3072, 8192},  {3072, 768, 3152},   {2048, 2304, 768},  {4096, 2112, 7168},
+      {1536, 1536, 32768}, {768, 768, 65536}};
+  if (splits) {
+    // Few tiles, long k: weight gradients over many tokens, decode, and a round or two of tiles.
+    shapes = {{384, 384, 65536}, {768, 768, 65536},  {1024, 1024, 32768}, {768, 768, 8192},  {512, 576, 7168},
+              {2304, 768, 8192}, {1536, 1536, 16384}, {768, 3072, 8192}, {128, 4096, 4096}, {16, 4096, 4096},
+              {16, 6144, 4096},  {64, 8192, 8192},   {8, 4096, 65536}};
+  }
   if (!only.empty()) shapes = only;
-  if (prop.major == 9 && !fp32_only) {
-    Audit<bf16> bf{"bf16", {"128x256", "256x128", "128x128", "128x64"}, shapes, reps};
-    bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperMedium, Tuned::HopperSmall>(h);
+  if (prop.major == 9 && fit_only) {
+    md += fit(reps, h);
+  } else if (prop.major == 9 && splits) {
+    using gemm::HopperFixedSplitK;
+    using Whole = Tuned::HopperTile<128, 6>;
+    Audit<bf16> wide{"bf16 128x128 slices", {"whole", "2", "3", "4", "6", "8", "12"}, shapes, reps};
+    wide.run<Whole, Tuned::HopperTile<128, 6, HopperFixedSplitK<2>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<3>>,
+             Tuned::HopperTile<128, 6, HopperFixedSplitK<4>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<6>>,
+             Tuned::HopperTile<128, 6, HopperFixedSplitK<8>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<12>>>(h);
+    md += wide.md;
+    Audit<bf16> low{"bf16 64x128 slices", {"whole", "2", "4", "8"}, shapes, reps};
+    low.run<Tuned::HopperDecodeTile<gemm::NoSplitK>, Tuned::HopperDecodeTile<HopperFixedSplitK<2>>,
+            Tuned::HopperDecodeTile<HopperFixedSplitK<4>>, Tuned::HopperDecodeTile<HopperFixedSplitK<8>>>(h);
+    md += low.md;
+  } else if (prop.major == 9 && !fp32_only) {
+    Audit<bf16> bf{"bf16", {"128x256", "256x128", "128x192", "128x128", "128x64"}, shapes, reps};
+    bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
   }
-  if (!bf16_only) {
+  if (!bf16_only && !splits && !fit_only) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

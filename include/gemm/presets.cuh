@@ -168,15 +168,21 @@ struct Wgmma : HopperPolicy<BlockTile<128, 128>, 4, SingleWarpgroup, RowMajorRas
 };
 
 // Stage 14, warp specialisation: a producer warpgroup only issues TMA, two consumer warpgroups only
-// multiply (64 rows of a 128x256 tile each), and full/empty barriers pass each stage between them,
-// so the loads never wait for the math to drain; setmaxnreg gives the producer's registers to the
-// consumers.
-struct WarpSpecialized : HopperPolicy<BlockTile<128, 256>, 4, ProducerConsumer<2>, RowMajorRaster>,
+// multiply (64 rows of Wgmma's 128x128 tile each), and full/empty barriers pass each stage between
+// them, so the loads never wait for the math to drain; setmaxnreg gives the producer's registers to
+// the consumers.
+struct WarpSpecialized : HopperPolicy<BlockTile<128, 128>, 4, ProducerConsumer<2>, RowMajorRaster>,
                          Named<WarpSpecialized> {
   static const char* name() { return "WarpSpecialized"; }
 };
 
-// Stage 15, persistent: one block per SM walks the tiles in a grouped order (8 tile rows at a time,
+// Stage 15, a wider tile: the same kernel over 128x256 tiles (each consumer an m64n256 wgmma per k
+// step, 128 accumulators per thread), half the shared-memory traffic per flop of 128x128.
+struct WideTile : HopperPolicy<BlockTile<128, 256>, 4, ProducerConsumer<2>, RowMajorRaster>, Named<WideTile> {
+  static const char* name() { return "WideTile"; }
+};
+
+// Stage 16, persistent: one block per SM walks the tiles in a grouped order (8 tile rows at a time,
 // so the blocks in flight share rows of A and columns of B in L2), the producer fills the next
 // tile's stages while the consumers store this one, and the results leave through shared memory
 // and TMA stores, so the consumers start the next tile while they drain.

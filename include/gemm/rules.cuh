@@ -31,6 +31,20 @@ struct HopperRules {
   int pingpong_half_round = 21;    // ... or where pingpong_half_round x rounds of 128x128 tiles <
   int pingpong_full_round = 40;    // ... pingpong_full_round x rounds of 128x256 ones
   int decode_max_m = 128;          // 64-row tiles (and split-K) for m up to this
+  // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
+  // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
+  // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and
+  // 128x192 is taken where its cost is below balanced_gain times the least of the others'.
+  double speed_wide = 1.06;      // 128x256 and 256x128
+  double speed_balanced = 1.03;  // 128x192
+  double speed_medium = 1.0;     // 128x128
+  double balanced_gain = 1.0;
+  // 128x128 tiles in k slices (HopperSplitK) against whole 128x64 ones, in k blocks of a 128x64
+  // tile: a 128x128 k block costs split_medium_cost of them, and splitting adds split_overhead_blocks
+  // (the counters, the partial tiles, the fixup); H100: 768 x 768 x 4096 took 20.6 us in 2 slices
+  // against 17.4 whole, 1024 x 1024 x 65536 207.6 against 279.5.
+  double split_medium_cost = 1.5;
+  int split_overhead_blocks = 28;
 };
 
 // Strict fp32 on CUDA cores (sm_80+, cp.async).
@@ -72,7 +86,12 @@ struct TuningRules {
            std::to_string(h.medium_min_k) + " below " + std::to_string(h.medium_vs_wide_rounds) +
            "x their rounds, ping-pong up to " + std::to_string(h.pingpong_max_rounds) + " rounds or " +
            std::to_string(h.pingpong_half_round) + "/" + std::to_string(h.pingpong_full_round) +
-           " of half rounds, decode tiles up to m " + std::to_string(h.decode_max_m) + "; fp32 large tiles from " +
+           " of half rounds, decode tiles up to m " + std::to_string(h.decode_max_m) + ", 128x192 below " +
+           detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
+           detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
+           detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +
+           detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
+           "; fp32 large tiles from " +
            c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
            ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +

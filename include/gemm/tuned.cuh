@@ -103,19 +103,31 @@ struct Tuned : Named<Tuned> {
   // 256x128 (528: four whole rounds of 132).
   using HopperTall = HopperPolicy<BlockTile<256, 128>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
                                   TmaStoreEpilogue, PackMisalignedOperands>;
-  // The narrower tiles: where they are fewer than the SMs (a long k over a small C: a weight gradient
-  // over many tokens, 384 x 384 x 65536 is 9 tiles of 128x128), each tile's k is split across
-  // blocks, as many slices as a cost model in rounds of the SMs finds fastest (HopperSplitK).
-  using HopperMedium = HopperTile<128, 6, HopperSplitK<16>>;
-  using HopperSmall = HopperTile<64, 8, HopperSplitK<16>>;
+  // The narrower tiles. Where 128x128 ones fill at most half the SMs and k is long (a weight gradient
+  // over many tokens: 768 x 768 x 65536 is 36 tiles), each tile's k is split across blocks, as many
+  // slices as fit in one round of the SMs, at most 8, each at least 32 k blocks (HopperSplitK: at
+  // k = 2048, 768 x 768 took 1.4 times as long in 2 slices as in 72 whole tiles of 128x64). The
+  // 128x64 tiles serve short k, and C narrower than a tile (512 x 8 x 4096: bound by reading A),
+  // where they split as decode's tiles do: below a quarter of the SMs, slices of 4 k blocks and up
+  // (H200: 15.7 us in 16 slices, 20.5 whole).
+  using HopperMedium = HopperTile<128, 6, HopperSplitK<8, 2, 32>>;
+  // Three quarters of the wide tile, where the rounds of the SMs that 128x256 or 128x128 tiles take
+  // leave much of the last one empty: 768 x 3072 is 72 tiles of 128x256 (one round, 55% full), 144
+  // of 128x128 (two rounds, the second 9% full), 96 of 128x192 (one round of 1.5 times the work of
+  // a 128x128 tile: 1.5 against 2). Four stages, as the wide tile (five do not fit beside the
+  // epilogue buffers).
+  using HopperBalanced = HopperTile<192, 4>;
+  using HopperSmall = HopperTile<64, 8, HopperSplitK<16, 4, 4>>;
   // m <= 128 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
   // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
   // to keep B in flight, and k split across blocks where the tiles fill at most a quarter of the SMs
-  // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024). H100, NT, against cuBLAS: 16 x 6144
+  // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024), in slices as short as 4 k blocks. H100, NT, against cuBLAS: 16 x 6144
   // x 4096 24.3 us / 23.2, 128 x 6144 x 4096 23.6 / 23.5 (128x64 tiles: 39.5), 64 x 8192 x 8192
   // 51.1 / 51.3.
-  using HopperDecode = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
-                                    TmaStoreEpilogue, PackMisalignedOperands, HopperSplitK<16>>;
+  template <class KSplit>
+  using HopperDecodeTile = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
+                                        TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
+  using HopperDecode = HopperDecodeTile<HopperSplitK<16, 4, 4>>;
   // A fused epilogue on Hopper (bias, activation), where 128x256 tiles make one to four waves (or
   // balance worse than 128x128 ones; hopper() has the rule): the consumers take turns, each owning
   // whole 128x128 tiles, so that one's epilogue math runs under the other's mainloop (bias + GELU
@@ -177,7 +189,8 @@ struct Tuned : Named<Tuned> {
            "}; tf32 on sm_80-89: as bf16's mma.sync choices; tf32x3 on sm_80-89: at least one tile per SM {" +
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
-           HopperTall::parts() + "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
+           HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
+           "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3) {" +
@@ -190,7 +203,7 @@ struct Tuned : Named<Tuned> {
     if constexpr (sizeof(T) == 8)
       return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
-      return std::max({Hopper::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
+      return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
                        HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
@@ -412,6 +425,21 @@ struct Tuned : Named<Tuned> {
                                                 "one math warpgroup, 8 stages, k split across blocks where the tiles "
                                                 "fill at most a quarter of the SMs");
       }
+      if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
+        // 128x192 where the other widths leave much of their last round empty (the ping-pong
+        // schedule's territory, a fused epilogue over wide rounds, aside). Single products only (a
+        // batch's tiles fill rounds by their number), not 3xTF32 (its promoted tiles are at most 128
+        // wide).
+        const auto cost = [&](long long t, double work, double speed) { return rounds(t) * work / speed; };
+        const double others = std::min({cost(tiles(256), 2, r.speed_wide), cost(batch_tiles(args, 256, 128), 2, r.speed_wide),
+                                         cost(tiles(128), 1, r.speed_medium)});
+        if (!(detail::has_epilogue<Args> && wide_round) &&
+            cost(tiles(192), 1.5, r.speed_balanced) < r.balanced_gain * others)
+          return visit(Pick<HopperBalanced, T>{}, "sm_90, 128x192 tiles balance the rounds of the SMs better than "
+                                                  "128x256, 256x128 and 128x128 ones (balanced_gain, rounds x work / "
+                                                  "speed): persistent warp-specialised wgmma kernel, 128x192 tiles, "
+                                                  "TMA stores");
+      }
       if (wide_round) {
         // A fused epilogue: ping-pong while 128x256 tiles take at most 4 rounds of the SMs, or where
         // its 128x128 tiles (half a round each), handicapped by 5%, take fewer rounds; else the plain
@@ -451,6 +479,25 @@ struct Tuned : Named<Tuned> {
       if (r.medium_tiles.reached(tiles(128), dev.sms))
         return visit(Pick<HopperMedium, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but 128x128 tiles "
                                               "fill medium_tiles rounds: persistent wgmma kernel, 128x128 tiles");
+      // 128x128 tiles where k is long enough for them to split into slices (HopperSplitK: one round
+      // of the SMs, where the tiles fill at most half of them): 768 x 768 x 65536 is 36 tiles, 3
+      // slices each (H200: 135 us against 214 in 72 whole tiles of 128x64), where the slices cost less
+      // than whole 128x64 tiles (split_medium_cost, split_overhead_blocks). Not where C is narrower
+      // than the tile: such a call is bound by reading the other operand, not by its tiles' math
+      // (4096 x 8 x 4096 NT: 0.57 of cuBLAS in 4 slices, 0.75 whole).
+      if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
+        using MediumSplit = typename HopperMedium::KSplit;
+        const int k_blocks = static_cast<int>(
+            detail::ceil_div(args.k, HopperMedium::template Shape<typename Args::Element>::BK));
+        const int slices = args.n >= 128 ? MediumSplit::slices(tiles(128), k_blocks, dev.sms) : 1;
+        if (slices > 1 && static_cast<double>(k_blocks) / slices * r.split_medium_cost + r.split_overhead_blocks <
+                              static_cast<double>(rounds(tiles(64))) * k_blocks)
+          return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs, n >= 128, and k "
+                                                "splits into slices of them in one round (HopperSplitK) that cost "
+                                                "less than whole 128x64 tiles (split_medium_cost, "
+                                                "split_overhead_blocks): persistent wgmma kernel, 128x128 tiles, k "
+                                                "split across blocks");
+      }
       // Below that 128x64 tiles, unless they take at least twice the rounds of the SMs that 128x128
       // tiles (twice the work each) take: 1023 x 1025 is 136 tiles of 128x64 (two rounds) and 72 of
       // 128x128 (one round; measured 21.5 us against 24.6), 1024^2 128 of 128x64 (one round; 7.3 us
@@ -504,8 +551,8 @@ struct Tuned : Named<Tuned> {
 
 // Every preset, in ladder order: the CUDA-core tutorial stages, the tensor-core stages, Tuned.
 using All = TypeList<Naive, Coalesced, SmemTiled, BlockTile1D, BlockTile2D, Vectorized, BankConflictFree,
-                     DoubleBuffered, WarpTiled, MultiStage, Wmma, MmaSync, Dmma, Wgmma, WarpSpecialized, Persistent,
-                     Tuned>;
+                     DoubleBuffered, WarpTiled, MultiStage, Wmma, MmaSync, Dmma, Wgmma, WarpSpecialized, WideTile,
+                     Persistent, Tuned>;
 
 // The presets of a list that serve math type T with C of type Out.
 template <class T, class Out, class List>

@@ -1,4 +1,4 @@
-// GPU correctness of the Hopper presets (TMA + wgmma): Wgmma, WarpSpecialized and Persistent, for
+// GPU correctness of the Hopper presets (TMA + wgmma): Wgmma, WarpSpecialized, WideTile and Persistent, for
 // bf16 and fp16 inputs with C in the input type or float, and TF32, every layout, both entry points.
 #include "check.cuh"
 
@@ -72,6 +72,7 @@ void check_hopper_types() {
 
 GEMM_HOPPER_TEST(Wgmma)
 GEMM_HOPPER_TEST(WarpSpecialized)
+GEMM_HOPPER_TEST(WideTile)
 GEMM_HOPPER_TEST(Persistent)
 
 // Tuned's ping-pong composition (which Tuned runs for fused calls) without an epilogue: the same
@@ -178,21 +179,16 @@ TEST_CASE("Tuned's Hopper compositions pack operands that TMA cannot read", "[gp
   gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(Case{40, 4096, 72, -1.0, 0.0}.with_ops(Op::T, Op::T));
 }
 
-// Tuned's 256x128 tiles (for a ragged n) on their own: two m64 wgmmas per warpgroup and k step, and
+// One of Tuned's Hopper compositions on its own, over ragged and misaligned input in every layout,
 // C stored by TMA, by the consumers in row order (rows TMA cannot write, beta = 0) or from registers.
-TEST_CASE("Tuned's 256x128 Hopper composition is correct on ragged and misaligned input, every layout",
-          "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("SKIPPED: needs an sm_90 GPU");
-    return;
-  }
-  using T2 = gemm::preset::Tuned::HopperTall;
-  gemm_test::check_preset<T2, __nv_bfloat16>();
-  gemm_test::check_preset<T2, __half, float>();
-  gemm_test::check_preset<T2, gemm::tf32>();
+template <class P>
+void check_tuned_composition() {
+  gemm_test::check_preset<P, __nv_bfloat16>();
+  gemm_test::check_preset<P, __half, float>();
+  gemm_test::check_preset<P, gemm::tf32>();
   const Case cases[] = {
       Case{515, 517, 509, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},   // every leading dimension odd
-      Case{1029, 1031, 131, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // 5 x 9 tiles, ragged on both sides
+      Case{1029, 1031, 131, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // ragged on both sides
       Case{600, 509, 512, -1.0, 0.0, 0, 0, 1, 0, 0, 1, true},  // C one element into its allocation
       Case{512, 512, 516, 1.0, -0.5},                          // rows 8-byte aligned only, C read
       Case{300, 301, 302, 1.0, 0.25, 2, 6, 1, 1, 3, 1},        // offset pointers
@@ -200,7 +196,29 @@ TEST_CASE("Tuned's 256x128 Hopper composition is correct on ragged and misaligne
   for (const Case& c : cases)
     for (Op a : {Op::N, Op::T})
       for (Op b : {Op::N, Op::T}) {
-        gemm_test::run_case<T2, __nv_bfloat16>(c.with_ops(a, b));
-        gemm_test::run_case<T2, gemm::tf32>(c.with_ops(a, b));
+        gemm_test::run_case<P, __nv_bfloat16>(c.with_ops(a, b));
+        gemm_test::run_case<P, gemm::tf32>(c.with_ops(a, b));
       }
+}
+
+// Tuned's 256x128 tiles (for a ragged n): two m64 wgmmas per warpgroup and k step.
+TEST_CASE("Tuned's 256x128 Hopper composition is correct on ragged and misaligned input, every layout",
+          "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("SKIPPED: needs an sm_90 GPU");
+    return;
+  }
+  check_tuned_composition<gemm::preset::Tuned::HopperTall>();
+}
+
+// Tuned's 128x192 tiles (for shapes whose wider or narrower tiles leave a round of the SMs part
+// empty): wgmma's n = 192, three 64-column chunks of a bf16 C per tile (an odd count, which turns
+// the epilogue's two buffers from tile to tile).
+TEST_CASE("Tuned's 128x192 Hopper composition is correct on ragged and misaligned input, every layout",
+          "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("SKIPPED: needs an sm_90 GPU");
+    return;
+  }
+  check_tuned_composition<gemm::preset::Tuned::HopperBalanced>();
 }

@@ -44,11 +44,12 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   CHECK(has(big.describe(), "Tuned: "));
 
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));  // 16 x 8 = 128 tiles
-  // 128x128 tiles where they take fewer rounds of the SMs, each counted as half a round: 3072^3 is 3
-  // rounds of 128x256 tiles or 5 half rounds.
-  CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).composition, "BlockTile<128,128>"));
-  CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).reason, "half a round"));
-  CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 1536).composition, "BlockTile<128,128>"));  // 72 wide tiles, 144 of these
+  // 128x128 tiles where they take fewer rounds of the SMs, each counted as half a round: 2560 x 4096
+  // is 3 rounds of 128x256 tiles or 5 half rounds (and 4 rounds of 128x192 ones, 5.83 > 5).
+  CHECK(has(plan_nn<bf16>(kH100, 2560, 4096, 2560).composition, "BlockTile<128,128>"));
+  CHECK(has(plan_nn<bf16>(kH100, 2560, 4096, 2560).reason, "half a round"));
+  // 1536^3: 72 wide tiles, 144 of 128x128 (two rounds), 96 of 128x192 (one).
+  CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 1536).composition, "BlockTile<128,192>"));
   CHECK(has(plan_nn<bf16>(kH100, 1024, 1024, 1024).composition, "BlockTile<128,64>"));
   // 136 tiles of 128x64 would be two rounds of 132 SMs: 72 tiles of 128x128 instead.
   CHECK(has(plan_nn<bf16>(kH100, 1023, 1025, 1021).composition, "BlockTile<128,128>"));
@@ -299,8 +300,9 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
   CHECK(!has(batch.composition, "PackedRows"));
 }
 
-// Split-K on the Hopper kernel where the tiles fill at most a quarter of the SMs: as many slices as
-// take the fewest rounds of this GPU's SMs (each slice counting 4 k blocks more for its fill and fixup).
+// Split-K on the Hopper kernel: as many slices as fit in one round of this GPU's SMs, where the tiles
+// fill at most half of them (decode's 64-row tiles: a quarter), each slice at least 16 k blocks long
+// (decode's: 4).
 TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds of the SMs", "[host][plan]") {
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
   const gemm::Target kH20{90, 78, 227 * 1024};
@@ -310,7 +312,7 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // quarter: whole tiles.
   const gemm::Plan d = plan_nn<bf16>(kH100, 16, 4096, 4096, Op::N, Op::T);
   CHECK(has(d.composition, "BlockTile<64,128>"));
-  CHECK(has(d.composition, "HopperSplitK<16>"));
+  CHECK(has(d.composition, "HopperSplitK<16,4,4>"));
   CHECK(has(d.reason, "decode"));
   CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
   CHECK(plan_nn<bf16>(kH100Pcie, 16, 4096, 4096, Op::N, Op::T).workspace_bytes == 0);
@@ -321,24 +323,50 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(!has(plan_nn<bf16>(kH100, 129, 4096, 4096).composition, "BlockTile<64,128>"));
   CHECK(plan_nn<bf16>(kH100, 16, 6144, 4096, Op::N, Op::T).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 64, 57344, 8192, Op::N, Op::T).workspace_bytes == 0);
-  // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 18 tiles of 128x64 in 7 slices
-  // (126 blocks, one round) on 132 SMs; on 78, 13 slices in three rounds (3 x (79 + 4) k blocks)
-  // beat 4 in one (256 + 4).
+  // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 9 tiles of 128x128 in 8 slices
+  // (the most for 128x128 tiles; 72 blocks), on 132 SMs as on 78.
   const gemm::Plan w = plan_nn<bf16>(kH100, 384, 384, 65536, Op::T, Op::N);
-  CHECK(has(w.composition, "BlockTile<128,64>"));
-  CHECK(w.workspace_bytes == 18ull * 7 * 128 * 64 * 4 + 256);
-  CHECK(plan_nn<bf16>(kH20, 384, 384, 65536, Op::T, Op::N).workspace_bytes == 18ull * 13 * 128 * 64 * 4 + 256);
-  // Whole tiles where the tiles fill more than a quarter of the SMs: 1024^3, 4096^3, 2304 x 768 x 8192.
+  CHECK(has(w.composition, "BlockTile<128,128>"));
+  CHECK(has(w.composition, "HopperSplitK<8,2,32>"));
+  CHECK(has(w.reason, "k split"));
+  CHECK(w.workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH20, 384, 384, 65536, Op::T, Op::N).workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
+  // 768 x 768 x 65536: 36 tiles of 128x128, 3 slices (108 blocks; 4 would take a second round); on
+  // the H20's 78 SMs, 2.
+  CHECK(plan_nn<bf16>(kH100, 768, 768, 65536, Op::T, Op::N).workspace_bytes == 36ull * 3 * 128 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH20, 768, 768, 65536, Op::T, Op::N).workspace_bytes == 36ull * 2 * 128 * 128 * 4 + 256);
+  // Whole tiles where the tiles fill more than half the SMs (2304 x 768 x 8192: 108 tiles of 128x128,
+  // 4096^3) or k is short (1024^3; 768 x 768 x 2048: 32 k blocks, 72 whole 128x64 tiles).
+  CHECK(plan_nn<bf16>(kH100, 768, 768, 2048, Op::T, Op::N).workspace_bytes == 0);
+  // 768 x 768 x 4096 would split in 2 (64 k blocks), but 72 whole 128x64 tiles cost less: 64 / 2 x
+  // 1.5 + 28 = 76 against 64 (split_medium_cost, split_overhead_blocks); at k = 8192, 3 slices:
+  // 92 against 128.
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<8,2,32>"));
+  // C narrower than a tile (4096 x 8 x 4096: bound by reading A): 32 tiles of 128x64, split as
+  // decode's are (a quarter of the SMs: 4 slices).
+  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T);
+  CHECK(has(narrow.composition, "BlockTile<128,64>"));
+  CHECK(narrow.workspace_bytes == 32ull * 4 * 128 * 64 * 4 + 256);
   CHECK(plan_nn<bf16>(kH100, 1024, 1024, 1024).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 4096, 4096, 4096).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 2304, 768, 8192, Op::T, Op::N).workspace_bytes == 0);
-  // The cost model itself: one tile of 512 k blocks takes the most slices; a quarter's worth of
-  // tiles still splits, more do not; too short a k splits nothing.
+  // The rule itself: one tile of 512 k blocks takes the most slices; half a round's worth of tiles
+  // still splits, more do not; slices stay in one round and at least 16 k blocks long.
   CHECK(gemm::HopperSplitK<16>::slices(1, 512, 132) == 16);
   CHECK(gemm::HopperSplitK<16>::slices(33, 64, 132) == 4);
-  CHECK(gemm::HopperSplitK<16>::slices(34, 2048, 132) == 1);
-  CHECK(gemm::HopperSplitK<16>::slices(10, 4, 132) == 1);
-  CHECK(gemm::HopperSplitK<16>::slices(10, 10, 132) == 2);
+  CHECK(gemm::HopperSplitK<16>::slices(34, 2048, 132) == 3);
+  CHECK(gemm::HopperSplitK<16>::slices(66, 2048, 132) == 2);
+  CHECK(gemm::HopperSplitK<16>::slices(67, 2048, 132) == 1);
+  CHECK(gemm::HopperSplitK<16>::slices(10, 31, 132) == 1);
+  CHECK(gemm::HopperSplitK<16>::slices(10, 32, 132) == 2);
+  // Decode's: a quarter of the SMs, slices of 4 k blocks.
+  CHECK(gemm::HopperSplitK<16, 4, 4>::slices(33, 64, 132) == 4);
+  CHECK(gemm::HopperSplitK<16, 4, 4>::slices(34, 64, 132) == 1);
+  CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 10, 132) == 2);
+  // No split where a slice and its fixup (4 k blocks) take as long as the whole k: 8 k blocks in 2.
+  CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 8, 132) == 1);
+  CHECK(gemm::HopperSplitK<8, 2, 32>::slices(1, 1024, 132) == 8);
 }
 
 // Tuned's thresholds are data (rules.cuh): counts of tiles in rounds of the device's SMs, so other
@@ -354,16 +382,29 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(!gemm::HopperRules{}.wide_tiles.reached(127, 132));
   CHECK(gemm::HopperRules{}.wide_tiles.reached(111, 114));   // 128/132 x 114 = 110.5
   CHECK(!gemm::HopperRules{}.wide_tiles.reached(110, 114));
-  // 2048^3: 128 wide tiles. One round on 132 SMs (128x256); on 114 they take two rounds, and 256
-  // tiles of 128x128 three half-size ones (medium_vs_wide_rounds: 128x128); short of a round on 142
-  // (128x128). With k = 1024, too short for the medium rule, 114 SMs keep the wide tiles.
+  // 2048^3: 128 wide tiles. One round on 132 SMs (128x256); short of a round on 142 (128x128). On
+  // 114 they take two rounds, 128x128 tiles three, 128x192 ones (176) two of 1.5 times a 128x128
+  // tile's work: 2.91 against 3 (128x192).
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));
-  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).composition, "BlockTile<128,128>"));
-  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 1024).composition, "BlockTile<128,256>"));
   CHECK(has(plan_nn<bf16>(kWide, 2048, 2048, 1024).composition, "BlockTile<128,128>"));
-  // 1536 x 2048 x 1024: 96 wide tiles, more than a round of the H20's 78 SMs, fewer than the H100's.
-  CHECK(has(plan_nn<bf16>(kH20, 1536, 2048, 1024).composition, "BlockTile<128,256>"));
-  CHECK(has(plan_nn<bf16>(kH100, 1536, 2048, 1024).composition, "BlockTile<128,128>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).composition, "BlockTile<128,192>"));
+  // 2048 x 4096: 256 wide tiles, two rounds on 132 SMs (128x256), three on 114, where 512 tiles of
+  // 128x128 take five half-size ones (medium_vs_wide_rounds, k >= 2048: 128x128), and 352 of 128x192
+  // four (5.83 against 5). With k = 1024, too short for the medium rule, 114 SMs keep the wide tiles.
+  CHECK(has(plan_nn<bf16>(kH100, 2048, 4096, 2048).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 4096, 2048).composition, "BlockTile<128,128>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 4096, 1024).composition, "BlockTile<128,256>"));
+  // 1536 x 2560 x 1024: 120 wide tiles, more than a round of the H20's 78 SMs, fewer than the H100's.
+  CHECK(has(plan_nn<bf16>(kH20, 1536, 2560, 1024).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kH100, 1536, 2560, 1024).composition, "BlockTile<128,128>"));
+  // 128x192 tiles where they balance the rounds (rounds x work / speed): 3072^3 is 384 of them, three
+  // rounds (4.37), against 288 of 128x256 (three rounds of twice the work, 5.66) and 576 of 128x128
+  // (five, 5); 768 x 3072 is 96 (one round, 1.46) against two rounds of 128x128 (2). Not 4096^3
+  // (704: six rounds, 8.74, against four of 128x256, 7.55).
+  CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).composition, "BlockTile<128,192>"));
+  CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).reason, "balance"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 3072, 8192, Op::T, Op::N).composition, "BlockTile<128,192>"));
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 4096, 4096).composition, "BlockTile<128,192>"));
   // fp32: the large tiles from 96/132 rounds: 96 tiles on 132 SMs, 57 on 78.
   CHECK(has(plan_nn<float>(kH100, 1536, 2048, 2048).reason, "fill large_tiles"));     // 96 tiles
   CHECK(has(plan_nn<float>(kH100, 1408, 2048, 2048).reason, "fewer 128x256 tiles"));  // 88

@@ -99,39 +99,64 @@ struct PackMisalignedOperands {
   static std::string describe() { return "PackMisalignedOperands"; }
 };
 
-// Split-K with a fixup (split_k.cuh): where a call's tiles fill at most a quarter of the SMs (a
-// weight gradient over many tokens: 384 x 384 x 65536 is 18 tiles of 128x64; decode: 16 x 4096 x
+// Split-K with a fixup (split_k.cuh): where a call's tiles fill at most 1 / FillDen of the SMs (a
+// weight gradient over many tokens: 768 x 768 x 65536 is 36 tiles of 128x128; decode: 16 x 4096 x
 // 4096 is 32 tiles of 64x128), each tile's k range is cut into slices that different blocks compute
-// at once, as many as a cost model in rounds of the SMs finds fastest (at most MaxSlices, each of at
-// least kMinBlocks k blocks); the block that finishes a tile's last slice adds the slices in slice
-// order (bitwise reproducible) and stores the tile. Single products on the cooperative schedules;
-// batches, 3xTF32 and the ping-pong schedule run whole tiles. The partial tiles take scratch memory
-// (workspace_bytes). Measured on an H100 (kernel and call times, bf16): 384 x 384 x 65536 TN 68 us
-// in 7 slices against 228 whole; 16 x 4096 x 4096 NT 17.3 against 20.5; but with more tiles the
-// slices cost more than they gain (16 x 6144 x 4096: 48 tiles, 2 slices 32.4 us against 24.3 whole;
-// 2304 x 768 x 8192: 108 tiles, 6 slices 131 against 44.5), hence the quarter.
-template <int MaxSlices>
+// at once: as many as fit in one round of the SMs (at most MaxSlices, each of at least MinBlocks k
+// blocks); the block that finishes a tile's last slice adds the slices in slice order (bitwise
+// reproducible) and stores the tile. Single products on the cooperative schedules; batches, 3xTF32
+// and the ping-pong schedule run whole tiles. The partial tiles take scratch memory
+// (workspace_bytes). Measured on an H200 (tools/plan_audit.cu --splits, bf16 NN, calls, 128x128
+// tiles): 768 x 768 x 65536 298 us whole, 159 / 135 in 2 / 3 slices (72 / 108 blocks), but 207 in 4
+// (144 blocks: a second round) and 175 in 6; 1024 x 1024 x 32768 154 whole, 108 in 2 slices (cuBLAS
+// 107); 768 x 768 x 8192 42 whole, 25 in 3; 384 x 384 x 65536 (9 tiles) 60 in 8, 63 in 12 (the
+// last block reads every slice's partial tile). A second round of slices costs far more than the rounds
+// count (a round of every SM runs each slower: the clocks and L2 are shared), and with more tiles
+// than half the SMs the slices gain nothing (2304 x 768 x 8192, 108 tiles: 45 us whole, 65 in 2
+// slices), hence one round and FillDen = 2. Decode is bound by reading B, which 48 SMs already do
+// at about the rate twice as many reach (16 x 6144 x 4096, 64x128 tiles: 21.2 us whole, 22.3 in 2
+// slices; 64 x 8192 x 8192 37.6 and 42.0; 16 x 4096 x 4096, 32 tiles: 17.1 and 16.3 in 4): it
+// splits only below a quarter of the SMs (FillDen = 4), in slices as short as 4 k blocks.
+template <int MaxSlices, int FillDen = 2, int MinBlocks = 16>
 struct HopperSplitK {
   static_assert(MaxSlices >= 2, "HopperSplitK: at least 2 slices (NoSplitK for none).");
+  static_assert(FillDen >= 2 && MinBlocks >= 1,
+                "HopperSplitK: split only where the tiles fill at most half the SMs (FillDen >= 2), in slices of at "
+                "least one k block.");
   static constexpr int kMaxSlices = MaxSlices;
-  static constexpr int kMinBlocks = 4;
+  static constexpr int kMinBlocks = MinBlocks;
+  static std::string describe() { return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks); }
+
   // A slice's cost beyond its k blocks, in k blocks: its pipeline's fill and the partial tile's
   // store and reload.
   static constexpr int kFixupBlocks = 4;
-  static std::string describe() { return detail::templated("HopperSplitK", MaxSlices); }
 
-  // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the count whose rounds of
-  // the SMs times each slice's length (plus its fixup) is least; 1 where the tiles fill more than a
-  // quarter of the SMs.
+  // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the most that keep every
+  // slice in one round of the SMs; 1 where the tiles fill more than 1 / FillDen of them, or where a
+  // slice and its fixup would take as long as the whole k.
   static int slices(long long tiles, int k_blocks, int sms) {
-    if (tiles <= 0 || 4 * tiles > sms) return 1;
-    int best = 1;
-    long long best_cost = k_blocks;
-    for (int s = 2; s <= kMaxSlices && s * kMinBlocks <= k_blocks; ++s) {
-      const long long cost = detail::ceil_div(tiles * s, sms) * (detail::ceil_div(k_blocks, s) + kFixupBlocks);
-      if (cost < best_cost) best = s, best_cost = cost;
-    }
-    return best;
+    if (tiles <= 0 || FillDen * tiles > sms) return 1;
+    long long s = sms / tiles;
+    if (s > kMaxSlices) s = kMaxSlices;
+    if (s > k_blocks / kMinBlocks) s = k_blocks / kMinBlocks;
+    if (s < 2 || detail::ceil_div(k_blocks, static_cast<int>(s)) + kFixupBlocks >= k_blocks) return 1;
+    return static_cast<int>(s);
+  }
+};
+
+// Exactly Slices k slices per tile, whatever the tile count (fewer only where k has fewer than
+// Slices x kMinBlocks k blocks): the measurement behind HopperSplitK's cost model
+// (tools/plan_audit.cu --splits times each count), and a part for a caller who knows the shape.
+template <int Slices>
+struct HopperFixedSplitK {
+  static_assert(Slices >= 2, "HopperFixedSplitK: at least 2 slices (NoSplitK for none).");
+  static constexpr int kMaxSlices = Slices;
+  static constexpr int kMinBlocks = 4;
+  static std::string describe() { return detail::templated("HopperFixedSplitK", Slices); }
+  static int slices(long long tiles, int k_blocks, int /*sms*/) {
+    if (tiles <= 0) return 1;
+    const int s = k_blocks / kMinBlocks < Slices ? k_blocks / kMinBlocks : Slices;
+    return s > 1 ? s : 1;
   }
 };
 
