@@ -1,4 +1,4 @@
-// Split-K on the Hopper kernel (HopperSplitK, sm90/split_k.cuh): Tuned's decode and 128x128
+// Split-K on the Hopper kernel (HopperSplitK, sm90/split_k.cuh): Tuned's decode, 128x128 and 128x64
 // compositions on shapes whose tiles fill few of the SMs, with 1, 2, 3 and many slices per tile
 // (shapes found from this GPU's SM count), every layout, ragged and misaligned, alpha and beta, NaN
 // under beta = 0; results bitwise identical from call to call and through a CUDA graph; a fused
@@ -76,6 +76,15 @@ TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gp
     REQUIRE(n > 0);
     for (const Case& c : cases_of(w.m, n, w.k)) gemm_test::run_case<Tuned::HopperDecode, bf16>(c);
   }
+  // HopperSmall (128x64 tiles, for C narrower than a tile): split as decode's are.
+  for (const Want& w : {Want{256, 640, 2}, Want{256, 896, 3}, Want{128, 8192, 16}}) {
+    const int n = n_for_slices<Tuned::HopperSmall>(w.m, w.k, w.slices);
+    INFO("HopperSmall, " << w.slices << " slices: m " << w.m << ", k " << w.k << ", n " << n);
+    REQUIRE(n > 0);
+    for (const Case& c : cases_of(w.m, n, w.k)) gemm_test::run_case<Tuned::HopperSmall, bf16>(c);
+  }
+  // Tuned on a C narrower than its tiles (n = 8), the 128x64 tiles in 4 slices.
+  gemm_test::run_case<Tuned, bf16>(Case{4096, 8, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T));
   // fp16 with float C, and TF32 (operands made K-major first), through Tuned's decode choice.
   gemm_test::run_case<Tuned, __half, float>(Case{16, 2048, 4096, 1.0, 0.5}.with_ops(Op::N, Op::T));
   gemm_test::run_case<Tuned, gemm::tf32>(Case{8, 1024, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
