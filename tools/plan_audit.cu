@@ -170,7 +170,7 @@ struct Audit {
 // of the SMs (8 rows of tiles by sms / 4 columns, two rounds; 2 x sms otherwise), k = 4096, bf16;
 // its speed is its work per second over 128x128's. Prints the HopperRules fields to paste.
 template <class P>
-double fit_round_time(int bn, int sms, int reps, cublasHandle_t) {
+double fit_round_time(int bn, int sms, int reps) {
   const int tiles_m = sms % 4 == 0 ? 8 : 2, tiles_n = sms % 4 == 0 ? sms / 4 : sms;
   const int m = 128 * tiles_m, n = bn * tiles_n, k = 4096;
   bf16* A = random_buffer<bf16>(size_t(m) * k, 21u);
@@ -184,13 +184,11 @@ double fit_round_time(int bn, int sms, int reps, cublasHandle_t) {
   return ms / (double(bn) / 128);  // per 128x128 tile's worth of work
 }
 
-std::string fit(int reps, cublasHandle_t h) {
-  cudaDeviceProp prop{};
-  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+std::string fit(const cudaDeviceProp& prop, int reps) {
   const int sms = prop.multiProcessorCount;
-  const double medium = fit_round_time<Tuned::HopperTile<128, 6>>(128, sms, reps, h);
-  const double balanced = fit_round_time<Tuned::HopperBalanced>(192, sms, reps, h);
-  const double wide = fit_round_time<Tuned::Hopper>(256, sms, reps, h);
+  const double medium = fit_round_time<Tuned::HopperTile<128, 6>>(128, sms, reps);
+  const double balanced = fit_round_time<Tuned::HopperBalanced>(192, sms, reps);
+  const double wide = fit_round_time<Tuned::Hopper>(256, sms, reps);
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "Fitted on %s (%d SMs), whole rounds of tiles, k = 4096, bf16 (time per 128x128 tile's work: "
@@ -242,7 +240,7 @@ int main(int argc, char** argv) {
   }
   if (!only.empty()) shapes = only;
   if (prop.major == 9 && fit_only) {
-    md += fit(reps, h);
+    md += fit(prop, reps);
   } else if (prop.major == 9 && splits) {
     using gemm::HopperFixedSplitK;
     using Whole = Tuned::HopperTile<128, 6>;

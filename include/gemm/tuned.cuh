@@ -121,9 +121,9 @@ struct Tuned : Named<Tuned> {
   // m <= 128 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
   // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
   // to keep B in flight, and k split across blocks where the tiles fill at most a quarter of the SMs
-  // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024), in slices as short as 4 k blocks. H100, NT, against cuBLAS: 16 x 6144
-  // x 4096 24.3 us / 23.2, 128 x 6144 x 4096 23.6 / 23.5 (128x64 tiles: 39.5), 64 x 8192 x 8192
-  // 51.1 / 51.3.
+  // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024), in slices as short as 4 k blocks.
+  // H100, NT, against cuBLAS: 16 x 6144 x 4096 24.3 us / 23.2, 128 x 6144 x 4096 23.6 / 23.5 (128x64
+  // tiles: 39.5), 64 x 8192 x 8192 51.1 / 51.3.
   template <class KSplit>
   using HopperDecodeTile = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
@@ -190,7 +190,9 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
-           "}, fewer than 128 such tiles {" + HopperMedium::parts() + "}, fewer than 128 of those {" +
+           "}, fewer 128x256 tiles than wide_tiles rounds: 128x128 tiles where they fill medium_tiles rounds, "
+           "or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
+           "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3) {" +
@@ -203,8 +205,8 @@ struct Tuned : Named<Tuned> {
     if constexpr (sizeof(T) == 8)
       return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
-      return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(),
-                       HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
+      return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperMedium::smem_bytes<T>(),
+                       HopperSmall::smem_bytes<T>(), HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
     else
@@ -486,10 +488,10 @@ struct Tuned : Named<Tuned> {
       // than the tile: such a call is bound by reading the other operand, not by its tiles' math
       // (4096 x 8 x 4096 NT: 0.57 of cuBLAS in 4 slices, 0.75 whole).
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
-        using MediumSplit = typename HopperMedium::KSplit;
-        const int k_blocks = static_cast<int>(
-            detail::ceil_div(args.k, HopperMedium::template Shape<typename Args::Element>::BK));
-        const int slices = args.n >= 128 ? MediumSplit::slices(tiles(128), k_blocks, dev.sms) : 1;
+        // (The slices the launch will cut: the policy's own count.)
+        using MediumShape = typename HopperMedium::template Shape<typename Args::Element>;
+        const int k_blocks = static_cast<int>(detail::ceil_div(args.k, MediumShape::BK));
+        const int slices = args.n >= 128 ? HopperMedium::template k_slices<MediumShape>(args, dev) : 1;
         if (slices > 1 && static_cast<double>(k_blocks) / slices * r.split_medium_cost + r.split_overhead_blocks <
                               static_cast<double>(rounds(tiles(64))) * k_blocks)
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs, n >= 128, and k "

@@ -201,24 +201,17 @@ void check_tuned_composition() {
       }
 }
 
-// Tuned's 256x128 tiles (for a ragged n): two m64 wgmmas per warpgroup and k step.
-TEST_CASE("Tuned's 256x128 Hopper composition is correct on ragged and misaligned input, every layout",
-          "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
+// Tuned's 256x128 tiles (for a ragged n: two m64 wgmmas per warpgroup and k step) and 128x192 tiles
+// (for shapes whose wider or narrower tiles leave a round of the SMs part empty: wgmma's n = 192,
+// three 64-column chunks of a bf16 C per tile, an odd count, which turns the epilogue's two buffers
+// from tile to tile).
+TEMPLATE_TEST_CASE("Tuned's 256x128 and 128x192 Hopper compositions are correct on ragged and misaligned input, "
+                   "every layout",
+                   "[gpu][hopper][Tuned][bf16][fp16][tf32]", gemm::preset::Tuned::HopperTall,
+                   gemm::preset::Tuned::HopperBalanced) {
   if (!gemm_test::is_sm90()) {
     WARN("SKIPPED: needs an sm_90 GPU");
     return;
   }
-  check_tuned_composition<gemm::preset::Tuned::HopperTall>();
-}
-
-// Tuned's 128x192 tiles (for shapes whose wider or narrower tiles leave a round of the SMs part
-// empty): wgmma's n = 192, three 64-column chunks of a bf16 C per tile (an odd count, which turns
-// the epilogue's two buffers from tile to tile).
-TEST_CASE("Tuned's 128x192 Hopper composition is correct on ragged and misaligned input, every layout",
-          "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("SKIPPED: needs an sm_90 GPU");
-    return;
-  }
-  check_tuned_composition<gemm::preset::Tuned::HopperBalanced>();
+  check_tuned_composition<TestType>();
 }
