@@ -136,8 +136,8 @@ std::vector<Shape> parse_shapes(const std::string& spec);
 void validate_options(const Options& opt) {
   parse_shapes(opt.shapes);  // throws on a bad shape
   for (const std::string& t : split_list(opt.types))
-    if (!with_type(t, [](auto) {}))
-      throw Error("unknown type '" + t + "' in --gemm_types (one of " + all_type_names() + ")");
+    if (t != kFp8TypeName && !with_type(t, [](auto) {}))
+      throw Error("unknown type '" + t + "' in --gemm_types (one of " + all_type_names() + "," + kFp8TypeName + ")");
   if (!opt.types.empty() && split_list(opt.types).empty()) throw Error("--gemm_types is empty");
   Layout l;
   for (const std::string& s : split_list(opt.layouts))
@@ -467,6 +467,22 @@ void global_warmup() {
 // Workspace: input sets of one (type, layout, shape), rotated so small shapes
 // are not timed out of the 50 MB L2.
 // ===========================================================================
+Events::Events() {
+  GEMM_BENCH_CUDA(cudaEventCreate(&start));
+  GEMM_BENCH_CUDA(cudaEventCreate(&stop));
+}
+Events& events() {
+  static Events e;
+  return e;
+}
+std::string launch_error(gemm::Status st) {
+  std::string e = std::string("gemm::gemm failed: ") + gemm::to_string(st);
+  if (gemm::last_cuda_error() != cudaSuccess)
+    e += std::string(" [") + cudaGetErrorName(gemm::last_cuda_error()) + ": " +
+         cudaGetErrorString(gemm::last_cuda_error()) + "]";
+  return e;
+}
+
 namespace {
 
 constexpr double kRotationBytes = 200e6;  // total size of all sets, at least
@@ -553,17 +569,6 @@ Workspace<B>& workspace(const Shape& s, Layout layout) {
   return static_cast<Workspace<B>&>(*g_workspace);
 }
 
-struct Events {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Events() {
-    GEMM_BENCH_CUDA(cudaEventCreate(&start));
-    GEMM_BENCH_CUDA(cudaEventCreate(&stop));
-  }
-};
-Events& events() {
-  static Events e;
-  return e;
-}
 
 // ===========================================================================
 // Records: one per registered (or skipped) benchmark, in registration order.
@@ -607,13 +612,6 @@ std::map<std::string, Record*>& cublas_records() {
   static std::map<std::string, Record*> m;
   return m;
 }
-std::string launch_error(gemm::Status st) {
-  std::string e = std::string("gemm::gemm failed: ") + gemm::to_string(st);
-  if (gemm::last_cuda_error() != cudaSuccess)
-    e += std::string(" [") + cudaGetErrorName(gemm::last_cuda_error()) + ": " +
-         cudaGetErrorString(gemm::last_cuda_error()) + "]";
-  return e;
-}
 
 // One implementation (cuBLAS or a preset) bound to a type.
 template <class B>
@@ -649,20 +647,7 @@ struct Impl {
 
   // Times n launches between two events; returns seconds for the batch.
   double time_batch(Workspace<B>& ws, int n, std::string* err) const {
-    Events& ev = events();
-    GEMM_BENCH_CUDA(cudaEventRecord(ev.start, 0));
-    for (int i = 0; i < n; ++i) {
-      if (!launch(ws, ws.take(), err)) {
-        cudaDeviceSynchronize();
-        return 0;
-      }
-    }
-    GEMM_BENCH_CUDA(cudaEventRecord(ev.stop, 0));
-    GEMM_BENCH_CUDA(cudaEventSynchronize(ev.stop));
-    GEMM_BENCH_CUDA(cudaGetLastError());
-    float ms = 0;
-    GEMM_BENCH_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-    return double(ms) * 1e-3;
+    return time_launches(n, [&](std::string* e) { return launch(ws, ws.take(), e); }, err);
   }
 
   // Warm-up, then the number of launches that makes one batch >= target_s.

@@ -14,6 +14,8 @@
 //                       registration, summary;
 //   flow.cu             the whole-flow (host to host) table;
 //   host_flow.cu        its gemm::host rows (host.cuh: overlapped copies);
+//   fp8_bench.cu        the FP8 rows beside cuBLASLt (cublaslt_fp8.cuh), their own registration,
+//                       timing and table;
 //   main.cu             flags, context, main().
 #pragma once
 
@@ -112,6 +114,9 @@ using Fp16F32 = BenchType<__half, float>;
 
 // Every type, in the order the rows are registered.
 constexpr const char* kTypeNames[] = {"float", "tf32", "tf32x3", "double", "bf16", "bf16_f32out", "fp16", "fp16_f32out"};
+// The FP8 rows' name in --gemm_types (fp8_bench.cu: e4m3 with bf16 C, beside cuBLASLt; registered after
+// the types above, outside their tables).
+constexpr const char* kFp8TypeName = "fp8";
 
 // Result check against cuBLAS on set 0, as max |C - C_cublas| / max |C_cublas|
 // (inputs uniform in (-1, 1)). Both sides are the same product in different
@@ -296,8 +301,46 @@ void print_shape_space_summary(const Options& opt);
 // Markdown summary from our own medians (after RunSpecifiedBenchmarks).
 void print_summary(const Options& opt);
 
+// Two CUDA events for timing launches, created at first use (bench.cu).
+struct Events {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Events();
+};
+Events& events();
+// Seconds for n calls of launch(err) between the two events (each call launches one GEMM); 0 when a
+// call fails (it returns false and fills *err).
+template <class Launch>
+double time_launches(int n, Launch&& launch, std::string* err) {
+  Events& ev = events();
+  GEMM_BENCH_CUDA(cudaEventRecord(ev.start, 0));
+  for (int i = 0; i < n; ++i) {
+    if (!launch(err)) {
+      cudaDeviceSynchronize();
+      return 0;
+    }
+  }
+  GEMM_BENCH_CUDA(cudaEventRecord(ev.stop, 0));
+  GEMM_BENCH_CUDA(cudaEventSynchronize(ev.stop));
+  GEMM_BENCH_CUDA(cudaGetLastError());
+  float ms = 0;
+  GEMM_BENCH_CUDA(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+  return double(ms) * 1e-3;
+}
+
+// "gemm::gemm failed: <status>" and the CUDA error behind it, if any (bench.cu).
+std::string launch_error(gemm::Status st);
+
 // Frees the device buffers held between benchmarks.
 void release_workspace();
+
+// The FP8 rows (fp8_bench.cu): gemm/fp8_<tensor|rowwise|block>/<Tuned|Fp8>/NT/<m>x<n>x<k> beside
+// cuBLASLt in the same scale mode; their markdown table after the run; their buffers.
+void register_fp8_benchmarks(const Options& opt);
+void print_fp8_summary(const Options& opt);
+void release_fp8_workspace();
+
+// "MxNxK,..." (--gemm_shapes); throws Error on a bad shape.
+std::vector<Shape> parse_shapes(const std::string& spec);
 
 // The whole-flow table (flow.cu). Returns 0 on success.
 int run_flow(const Options& opt);

@@ -21,12 +21,16 @@ void print_usage() {
       "gemm_bench: every gemm preset and cuBLAS (cublasGemmEx) over a grid of types, layouts and\n"
       "shapes (Google Benchmark). Rows: gemm/<type>/<preset>/[<layout>/]<m>x<n>x<k> and\n"
       "cublas/<type>/[<layout>/]<m>x<n>x<k>; the layout segment (NT, TN, TT: op(A) then op(B),\n"
-      "T = stored transposed) is absent for row-major A and B (NN).\n"
+      "T = stored transposed) is absent for row-major A and B (NN). FP8 rows:\n"
+      "gemm/fp8_<tensor|rowwise|block>/<Tuned|Fp8>/NT/<m>x<n>x<k>, e4m3 A (m x k) and B (a weight\n"
+      "stored n x k) with per-tensor, per-row/column or 1x128/128x128 block scales, bf16 C, each\n"
+      "beside cuBLASLt in the same scale mode (counters pct_cublas, TFLOPS, cublas_TFLOPS,\n"
+      "max_rel_diff_lt; select them alone with --benchmark_filter=fp8 or --gemm_types=fp8).\n"
       "\n"
       "Own flags (all Google Benchmark --benchmark_* flags work as usual):\n"
       "  --gemm_types=T,..      only these types, of: float (strict fp32), tf32, double, bf16,\n"
-      "                         fp16, bf16_f32out, fp16_f32out (16-bit inputs, float C)\n"
-      "                         (default: all)\n"
+      "                         fp16, bf16_f32out, fp16_f32out (16-bit inputs, float C), fp8\n"
+      "                         (the FP8 rows) (default: all)\n"
       "  --gemm_layouts=L,..    these layouts (NN, NT, TN, TT) for every type and shape\n"
       "                         (default: NN everywhere, plus NT, TN, TT for float and bf16\n"
       "                         at 4096^3). NT/TN/TT rows exist for the presets compiled with\n"
@@ -44,7 +48,10 @@ void print_usage() {
       "                         (default grid: float 1024^3, 4096^3, 4095x4097x4093,\n"
       "                         16x4096x4096; double 1024^3; bf16 1024^3, 2048^3, 4096^3,\n"
       "                         8192^3, 4096x14336x4096, 4095x4096x4096; fp16 4096^3, 8192^3,\n"
-      "                         4096x14336x4096; tf32, bf16_f32out, fp16_f32out 4096^3)\n"
+      "                         4096x14336x4096; tf32, bf16_f32out, fp16_f32out 4096^3;\n"
+      "                         fp8 4096^3, 8192^3, 4096x14336x4096, 4096x7168x2048,\n"
+      "                         4096x2112x7168, 64x8192x8192, 128x7168x2048, 2048^3 in every\n"
+      "                         scale mode, and 4096x4104x4104 with tensor scales)\n"
       "  --gemm_shapes=MxNxK,.. run these shapes (for every selected type) instead of the grid\n"
       "  --gemm_repetitions=N   repetitions per benchmark; the median is reported (default 7)\n"
       "  --gemm_batch_ms=X      minimum length of one timed batch of launches (default 2)\n"
@@ -187,10 +194,13 @@ int main(int argc, char** argv) {
 
     if (!opt.flow_only) {
       register_benchmarks(opt);
+      register_fp8_benchmarks(opt);
       if (!opt.list_only) global_warmup();
       benchmark::RunSpecifiedBenchmarks();
       release_workspace();
+      release_fp8_workspace();
       if (!opt.list_only) print_summary(opt);
+      if (!opt.list_only) print_fp8_summary(opt);
       if (!opt.list_only && opt.shape_space) print_shape_space_summary(opt);
     }
     const bool flow =
@@ -206,6 +216,7 @@ int main(int argc, char** argv) {
     rc = 1;
   }
   release_workspace();
+  release_fp8_workspace();
   benchmark::Shutdown();
   return rc;
 }

@@ -16,29 +16,13 @@
 #include <gemm/gemm.cuh>
 #include <gemm/reference.hpp>
 #include "../examples/support.cuh"
+#include "error_measure.hpp"
 
 namespace {
 
-struct Errors {
-  double normwise = 0, elementwise = 0;
-};
-
-Errors measure(const std::vector<float>& c, const std::vector<double>& ref, const std::vector<double>& mag) {
-  double e2 = 0, r2 = 0, worst = 0;
-  for (size_t i = 0; i < c.size(); ++i) {
-    const double d = static_cast<double>(c[i]) - ref[i];
-    if (!std::isfinite(d)) return {INFINITY, INFINITY};
-    e2 += d * d, r2 += ref[i] * ref[i];
-    if (mag[i] > 0) worst = std::max(worst, std::fabs(d) / mag[i]);
-  }
-  return {std::sqrt(e2 / r2), worst};
-}
-
-std::string sci(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2e", x);
-  return b;
-}
+using gemm_tools::Errors;
+using gemm_tools::measure;
+using gemm_tools::sci;
 
 }  // namespace
 

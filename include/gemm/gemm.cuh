@@ -35,7 +35,14 @@
 //   gemm::blas::gemm_strided_batched / gemm::blas::gemm_batched
 //       column-major, in cublasGemmStridedBatchedEx's / cublasGemmBatchedEx's argument order.
 //
-// T is the math type (types.cuh): float, gemm::tf32, double, __nv_bfloat16 or __half. C holds the
+// FP8 calls (T = __nv_fp8_e4m3 or __nv_fp8_e5m2; C in bf16, __half or float) take their scales after
+// ldc (after the epilogue in a fused call): per tensor, per row and column, or per 1 x 128 / 128 x 128
+// block (scales.cuh); without them every scale is 1:
+//
+//   gemm::gemm<__nv_fp8_e4m3>(gemm::Op::N, gemm::Op::T, m, n, k, alpha, A, lda, W, ldw, beta, C, ldc,
+//                             gemm::Scales::block(sa, Scales::k_blocks(k) * m, sw, sw_count), stream);
+//
+// T is the math type (types.cuh): float, gemm::tf32, double, __nv_bfloat16, __half or FP8. C holds the
 // input type, or float for 16-bit inputs. It never throws: it validates everything it can before
 // touching the device, launches nothing when the call is invalid, and returns a Status that says
 // what was wrong.
@@ -49,6 +56,7 @@
 #include "kernel/scale_kernel.cuh"
 #include "policy.cuh"
 #include "presets.cuh"
+#include "scales.cuh"
 #include "tuned.cuh"
 #include "status.cuh"
 #include "types.cuh"
@@ -103,10 +111,12 @@ constexpr bool check_types() {
   constexpr bool kPolicyOk = Policy::template kServes<T, Out>;
   static_assert(kTypeOk,
                 "gemm::gemm<T>: T must be float, gemm::tf32 (float data, TF32 tensor cores), gemm::tf32x3 (float "
-                "data, fp32 accuracy from three TF32 products), double, __nv_bfloat16 or __half.");
+                "data, fp32 accuracy from three TF32 products), double, __nv_bfloat16, __half, __nv_fp8_e4m3 or "
+                "__nv_fp8_e5m2.");
   static_assert(!kTypeOk || kOutputOk,
-                "gemm::gemm<T>: C must hold the input type, or float for __nv_bfloat16 and __half inputs "
-                "(float->float, tf32->float, tf32x3->float, double->double, bf16->bf16|float, half->half|float).");
+                "gemm::gemm<T>: C must hold the input type, or float for __nv_bfloat16 and __half inputs, or "
+                "__nv_bfloat16, __half or float for FP8 inputs (float->float, tf32->float, tf32x3->float, "
+                "double->double, bf16->bf16|float, half->half|float, fp8->bf16|half|float).");
   static_assert(!kTypeOk || !kOutputOk || kPolicyOk,
                 "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
                 "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
@@ -130,6 +140,42 @@ Status run_args(const Args& args, cudaStream_t stream, const Before& before = {}
 template <class T, class Policy, class Layouts, class Out, Batch kBatch = Batch::None>
 Status run(const GemmArgs<storage_t<T>, Out, kBatch>& args, cudaStream_t stream) {
   return run_args<T, Policy, Layouts, Out>(args, stream);
+}
+
+// An FP8 call's scales join its arguments (ScaledArgs; scales.cuh), after they are checked: only where
+// the call reads A and B (k > 0, alpha != 0; otherwise C = beta * C needs none). NoScales: a call
+// without them.
+template <class Args>
+const Args& with_scales(const Args& args, NoScales) { return args; }
+template <class In, class Out, class Op>
+ScaledArgs<In, Out, Op> with_scales(const EpilogueArgs<In, Out, Op>& args, const Scales& scales) {
+  ScaledArgs<In, Out, Op> scaled;
+  static_cast<GemmArgs<In, Out>&>(scaled) = args;
+  scaled.epilogue = args.epilogue;
+  scaled.scales = scales;
+  return scaled;
+}
+template <class In, class Out, Batch kBatch>
+ScaledArgs<In, Out, NoEpilogue> with_scales(const GemmArgs<In, Out, kBatch>& args, const Scales& scales) {
+  static_assert(kBatch == Batch::None, "FP8 scales: single products only.");
+  ScaledArgs<In, Out, NoEpilogue> scaled;
+  static_cast<GemmArgs<In, Out>&>(scaled) = args;
+  scaled.scales = scales;
+  return scaled;
+}
+template <class T, class Args>
+Status check_scales(const Args& args, const Scales& scales) {
+  static_assert(is_fp8<T> || !is_math_type<T>,
+                "gemm::gemm with gemm::Scales: scales are for FP8 calls only (T = __nv_fp8_e4m3 or __nv_fp8_e5m2).");
+  if (args.m == 0 || args.n == 0 || !reads_ab(args)) return Status::Success;
+  return validate_scales(scales, args.m, args.n, args.k);
+}
+
+template <class T, class Policy, class Layouts, class Out>
+Status run_scaled(const GemmArgs<storage_t<T>, Out>& args, const Scales& scales, cudaStream_t stream) {
+  if (Status s = validate_sizes(args); s != Status::Success) return s;
+  if (Status s = check_scales<T>(args, scales); s != Status::Success) return s;
+  return run_args<T, Policy, Layouts, Out>(with_scales(args, scales), stream);
 }
 
 // The epilogue's own arguments, before anything else (m == 0 or n == 0 is still a no-op once they
@@ -169,11 +215,16 @@ EpilogueArgs<In, Out, FusedEpilogue<Act, Bias, kSwapped>> fused_args(const GemmA
 // every kernel family applies args.epilogue where it combines alpha * acc + beta * C.
 // kSwapped: the caller is column-major (gemm::blas), so rows and columns of the computed problem
 // are the caller's columns and rows.
-template <class T, class Policy, class Layouts, bool kSwapped, class Out, class Act, class Bias>
-Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, cudaStream_t stream) {
+template <class T, class Policy, class Layouts, bool kSwapped, class Out, class Act, class Bias,
+          class ScalesOrNone = NoScales>
+Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias>& e, cudaStream_t stream,
+                 const ScalesOrNone& scales = {}) {
   if (args.C == nullptr && args.beta == 0) args.C = e.D, args.ldc = e.ldd;  // C unread: stands for D in the checks
   if (Status s = validate_sizes(args); s != Status::Success) return s;
   if (Status s = validate_epilogue(args, e); s != Status::Success) return s;
+  if constexpr (std::is_same_v<ScalesOrNone, Scales>) {
+    if (Status s = check_scales<T>(args, scales); s != Status::Success) return s;
+  }
   if (args.m == 0 || args.n == 0) return Status::Success;
   if (Status s = validate_pointers(args); s != Status::Success) return s;
   const auto fused = fused_args<kSwapped>(args, e);
@@ -190,7 +241,7 @@ Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias
     }
     return Status::Success;
   };
-  return run_args<T, Policy, Layouts, Out>(fused, stream, copy_c_to_d);
+  return run_args<T, Policy, Layouts, Out>(with_scales(fused, scales), stream, copy_c_to_d);
 }
 
 // A fused call's C: Out is deduced from the epilogue alone, so that C may be passed as nullptr.
@@ -244,6 +295,25 @@ Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const stor
             const Epilogue<Out, Act, Bias>& epilogue, cudaStream_t stream = 0) {
   return detail::run_fused<T, Policy, detail::AnyOps, false>(
       {m, n, k, alpha, A, lda, B, ldb, beta, const_cast<Out*>(C), ldc, op_a, op_b}, epilogue, stream);
+}
+
+// FP8 with scales (scales.cuh), row-major C: C = alpha * op(scale_a A) * op(scale_b B) + beta * C.
+// FP8 tensor cores read only k-contiguous operands: A stored as written (Op::N) and B transposed
+// (Op::T, a weight stored n x k) is the natural call; other layouts are first copied transposed.
+template <class T, class Policy = DefaultPolicy, class Out>
+Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, const Scales& scales,
+            cudaStream_t stream = 0) {
+  return detail::run_scaled<T, Policy, detail::AnyOps, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b},
+                                                            scales, stream);
+}
+// FP8 with scales and a fused epilogue: D = act(alpha * op(scale_a A) * op(scale_b B) + beta * C + bias).
+template <class T, class Policy = DefaultPolicy, class Out, class Act, class Bias>
+Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, detail::ReadOnly<Out> C, int ldc,
+            const Epilogue<Out, Act, Bias>& epilogue, const Scales& scales, cudaStream_t stream = 0) {
+  return detail::run_fused<T, Policy, detail::AnyOps, false>(
+      {m, n, k, alpha, A, lda, B, ldb, beta, const_cast<Out*>(C), ldc, op_a, op_b}, epilogue, stream, scales);
 }
 
 // Batched, row-major C: `batch` products with the same sizes, ops and scalars. Strided: entry b
@@ -327,6 +397,21 @@ template <class T, class Policy = DefaultPolicy, class Out, gemm::detail::Enable
 Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
             const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, cudaStream_t stream = 0) {
   return detail::run<T, Policy, Out>(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream);
+}
+
+// FP8 with scales, column-major (cublasLtMatmul's frame): the caller's A scales the rows of its C
+// (Rowwise: m values), its B the columns (n values). The row-major core computes C^T with the
+// operands swapped, and the scales swap with them. Block scales (1 x 128 on A, 128 x 128 on B) would
+// change places with the swap, which no kernel here takes: Status::UnsupportedScales (make the
+// row-major call of the transposed problem instead).
+template <class T, class Policy = DefaultPolicy, class Out>
+Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+            const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, const Scales& scales,
+            cudaStream_t stream = 0) {
+  if (scales.mode == ScaleMode::Block) return Status::UnsupportedScales;
+  const Scales swapped{scales.mode, scales.b, scales.b_count, scales.a, scales.a_count};
+  return gemm::detail::swap_ab(gemm::detail::run_scaled<T, Policy, gemm::detail::AnyOps, Out>(
+      {n, m, k, alpha, B, ldb, A, lda, beta, C, ldc, transb, transa}, swapped, stream));
 }
 
 // Fused epilogue, column-major C and D (ldd >= m): BiasKind::PerRow adds bias[i] to row i of the

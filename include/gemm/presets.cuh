@@ -192,4 +192,18 @@ struct Persistent : HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsu
   static const char* name() { return "Persistent"; }
 };
 
+// Stage 17, FP8: Persistent's kernel reading FP8 (e4m3, e5m2), whose wgmma does twice bf16's work
+// per instruction. Its tensor cores accumulate with fewer bits than fp32, so each 128-deep stage's
+// product goes into registers of its own and is added to the fp32 sum with ordinary adds (promotion),
+// multiplied there by its 1 x 128 and 128 x 128 block scales, or after the k loop by tensor or row
+// scales (sm90/scaling.cuh). Three sets of accumulators: 128x128 tiles (six stages of 32 KB). FP8
+// types only.
+struct Fp8 : HopperPolicy<BlockTile<128, 128>, 6, PersistentProducerConsumer<2>, SwizzledRaster<8>, TmaStoreEpilogue>,
+             Named<Fp8> {
+  using Base = HopperPolicy<BlockTile<128, 128>, 6, PersistentProducerConsumer<2>, SwizzledRaster<8>, TmaStoreEpilogue>;
+  template <class T, class Out>
+  static constexpr bool kServes = is_fp8<T> && Base::kServes<T, Out>;
+  static const char* name() { return "Fp8"; }
+};
+
 }  // namespace gemm::preset

@@ -52,6 +52,12 @@ enum class Status {
   InvalidStrideB,              // stride_b < 0
   InvalidStrideC,              // stride_c < 0, or C entries overlap: stride_c smaller than one entry of C while batch > 1
   UnsupportedBatch,            // this policy cannot run this batched call (its message says what to change)
+  // FP8 calls with scales (scales.cuh):
+  InvalidScaleMode,            // the scales' mode is not one of gemm::ScaleMode's
+  NullPointerScale,            // a scale pointer is null
+  MisalignedScale,             // a scale pointer is not aligned to float
+  ScaleSizeMismatch,           // a scale buffer holds fewer floats than its mode reads for this m, n, k
+  UnsupportedScales,           // block scales through gemm::blas (the swap to the row-major core would exchange their shapes)
 };
 
 constexpr const char* to_string(Status s) {
@@ -135,6 +141,15 @@ constexpr const char* to_string(Status s) {
       return "this policy cannot run this batched call: the Hopper presets need strided batches whose A and B TMA can "
              "read (16-byte-aligned pointers, leading dimensions and strides, each stride 0 or at least one entry; "
              "bf16, fp16, or tf32 with A row-major and B transposed); use preset::Tuned, which runs every batch";
+    case Status::InvalidScaleMode: return "invalid scale mode: gemm::ScaleMode::Tensor, Rowwise or Block";
+    case Status::NullPointerScale: return "null pointer: an FP8 call's scales need both a and b";
+    case Status::MisalignedScale: return "misaligned scale: the scale pointers must be aligned to float";
+    case Status::ScaleSizeMismatch:
+      return "scale size mismatch: a scale buffer holds fewer floats than its mode reads (Tensor: 1 and 1; Rowwise: m "
+             "and n; Block: ceil(k/128) * m and ceil(n/128) * ceil(k/128); scales.cuh gives the layouts)";
+    case Status::UnsupportedScales:
+      return "unsupported scales: block scales (1x128 on A, 128x128 on B) through gemm::blas would exchange their "
+             "shapes; make the row-major call (gemm::gemm) of the transposed problem instead";
   }
   return "unknown status";
 }

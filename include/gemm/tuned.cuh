@@ -198,12 +198,17 @@ struct Tuned : Named<Tuned> {
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
-           "}; before sm_80 {WarpTiled}; the thresholds named in the reasons are gemm::rules_for(arch)'s";
+           "}; before sm_80 {WarpTiled}; fp8 on sm_90 only, promoted accumulators (the tiles above whose math "
+           "warpgroups own 64 x 128 or less): m <= decode_max_m {" + HopperDecode::parts() + "}, 128x128 tiles where "
+           "they fill medium_tiles rounds or split k {" + HopperMedium::parts() + "}, else 128x64 {" +
+           HopperSmall::parts() + "}; the thresholds named in the reasons are gemm::rules_for(arch)'s";
   }
   template <class T>
   static int smem_bytes() {
     if constexpr (sizeof(T) == 8)
       return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
+    else if constexpr (sizeof(T) == 1)
+      return std::max({HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(), HopperDecode::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperMedium::smem_bytes<T>(),
                        HopperSmall::smem_bytes<T>(), HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
@@ -245,7 +250,9 @@ struct Tuned : Named<Tuned> {
     // product it is given, staging what TMA cannot read; a batch it cannot read takes them on sm_90 too.
     using Legacy = BeforeSm80;
     using Fallback = std::conditional_t<Args::kBatching == Batch::None, WithoutWgmma, void>;
-    if constexpr (std::is_same_v<T, double>) {
+    if constexpr (is_fp8<T>) {
+      return hopper_fp8<T>(args, dev, visit);  // (no other family reads FP8: anywhere else UnsupportedArchitecture)
+    } else if constexpr (std::is_same_v<T, double>) {
       if (dev.arch >= 80) {
         const Status s = tile_per_sm_or_smaller<DoubleMma, DoubleMmaSmall, T, void>(
             args, dev, visit, "double, sm_80+, at least one 128x128 tile per SM: FP64 tensor cores (DMMA), 128x128 tiles",
@@ -513,6 +520,35 @@ struct Tuned : Named<Tuned> {
     }
   }
 
+  // FP8 on Hopper. Its accumulators are promoted (three sets of them: sm90/scaling.cuh), so only
+  // tiles whose math warpgroups own at most 64 x 128 serve it: decode's 64x128, 128x128 (two math
+  // warpgroups, six 32 KB stages) and 128x64, chosen as for bf16 below 128x256 tiles, with
+  // HopperSplitK where the tiles fill few SMs.
+  template <class T, class Args, class Visit>
+  static Status hopper_fp8(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
+    using detail::Pick;
+    if (dev.arch != 90) return Status::UnsupportedArchitecture;
+    // (A batch reads its entries as stored: FP8's tensor cores need A as written and B transposed.)
+    if (!HopperMedium::template runs_batch<T>(args)) return Status::UnsupportedBatch;
+    const HopperRules& r = rules_for(dev.arch).hopper;
+    const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
+    const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
+    if constexpr (Args::kBatching == Batch::None) {
+      if (args.m <= r.decode_max_m)
+        return visit(Pick<HopperDecode, T>{}, "fp8, sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 "
+                                              "tiles of one math warpgroup, promoted accumulators, k split across "
+                                              "blocks where the tiles fill at most a quarter of the SMs");
+    }
+    if (Args::kBatching != Batch::None || r.medium_tiles.reached(tiles(128), dev.sms) ||
+        HopperMedium::template k_slices<typename HopperMedium::template Shape<typename Args::Element>>(args, dev) > 1 ||
+        rounds(tiles(64)) >= r.small_vs_medium_rounds * rounds(tiles(128)))
+      return visit(Pick<HopperMedium, T>{}, "fp8, sm_90, 128x128 tiles fill medium_tiles rounds of the SMs, split k, "
+                                            "or take fewer rounds than 128x64 ones (small_vs_medium_rounds), or a "
+                                            "batch: persistent wgmma kernel, 128x128 tiles, promoted accumulators");
+    return visit(Pick<HopperSmall, T>{}, "fp8, sm_90, fewer 128x128 tiles than medium_tiles rounds: persistent wgmma "
+                                         "kernel, 128x64 tiles, promoted accumulators");
+  }
+
   // Composition Large where its tiles make at least one per SM and it can run here, else Small
   // (kernels compiled where Where says: void, everywhere).
   template <class Large, class Small, class T, class Where, class Args, class Visit>
@@ -554,7 +590,7 @@ struct Tuned : Named<Tuned> {
 // Every preset, in ladder order: the CUDA-core tutorial stages, the tensor-core stages, Tuned.
 using All = TypeList<Naive, Coalesced, SmemTiled, BlockTile1D, BlockTile2D, Vectorized, BankConflictFree,
                      DoubleBuffered, WarpTiled, MultiStage, Wmma, MmaSync, Dmma, Wgmma, WarpSpecialized, WideTile,
-                     Persistent, Tuned>;
+                     Persistent, Fp8, Tuned>;
 
 // The presets of a list that serve math type T with C of type Out.
 template <class T, class Out, class List>

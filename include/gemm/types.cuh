@@ -11,13 +11,18 @@
 //   double            double             double                   double       double
 //   __nv_bfloat16     __nv_bfloat16      __nv_bfloat16 or float   float        float
 //   __half            __half             __half or float          float        float
+//   __nv_fp8_e4m3     __nv_fp8_e4m3      bf16, __half or float    float        float   (sm_90a: FP8 wgmma)
+//   __nv_fp8_e5m2     __nv_fp8_e5m2      bf16, __half or float    float        float
 //
 // These are cublasGemmEx's combinations, plus 3xTF32. TF32 rounds A and B to a 10-bit mantissa, so
-// it is never chosen for float: a caller asks for it by naming gemm::tf32. gemm::tf32x3 splits each
+// it is never chosen for float: a caller asks for it by naming gemm::tf32. FP8 calls take scales
+// (scales.cuh: per tensor, per row and column, or per 1 x 128 / 128 x 128 block); without them every
+// scale is 1. gemm::tf32x3 splits each
 // float into two TF32 parts and sums three TF32 products per product (a_hi b_hi + a_hi b_lo +
 // a_lo b_hi): about as accurate as strict fp32, on the tensor cores.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <type_traits>
 
 namespace gemm {
@@ -86,6 +91,21 @@ struct MathTraits<__half> {
   static constexpr bool kSupported = true;
 };
 
+template <>
+struct MathTraits<__nv_fp8_e4m3> {
+  using Storage = __nv_fp8_e4m3;
+  using Scalar = float;
+  static constexpr const char* kName = "fp8_e4m3";
+  static constexpr bool kSupported = true;
+};
+template <>
+struct MathTraits<__nv_fp8_e5m2> {
+  using Storage = __nv_fp8_e5m2;
+  using Scalar = float;
+  static constexpr const char* kName = "fp8_e5m2";
+  static constexpr bool kSupported = true;
+};
+
 }  // namespace detail
 
 template <class T>
@@ -102,10 +122,19 @@ using scalar_t = typename detail::MathTraits<T>::Scalar;
 template <class T>
 inline constexpr bool is_16bit = std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>;
 
-// The output types each math type offers (cublasGemmEx's list).
+// FP8 (e4m3: 4 exponent bits, 3 mantissa; e5m2: 5 and 2), read by sm_90a's FP8 wgmma.
+template <class T>
+inline constexpr bool is_fp8 = std::is_same_v<T, __nv_fp8_e4m3> || std::is_same_v<T, __nv_fp8_e5m2>;
+
+// Math types whose tensor cores read both operands K-major only (A row-major, B transposed).
+template <class T>
+inline constexpr bool is_k_major_only = std::is_same_v<T, tf32> || is_fp8<T>;
+
+// The output types each math type offers (cublasGemmEx's list; cublasLtMatmul's for FP8, less FP8 C).
 template <class T, class Out>
 inline constexpr bool is_supported_output =
-    is_math_type<T> && (std::is_same_v<Out, storage_t<T>> || (is_16bit<T> && std::is_same_v<Out, float>));
+    is_math_type<T> && ((!is_fp8<T> && std::is_same_v<Out, storage_t<T>>) || (is_16bit<T> && std::is_same_v<Out, float>) ||
+                        (is_fp8<T> && (is_16bit<Out> || std::is_same_v<Out, float>)));
 
 // Benchmark and log names: float, tf32, double, bf16, fp16, bf16_f32out, fp16_f32out.
 template <class T, class Out>

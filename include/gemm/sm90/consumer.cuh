@@ -37,7 +37,7 @@ __device__ __forceinline__ void issue_mainloop(Accumulators<Shape>& acc, const S
     mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), row);
     ptx::wgmma_commit();
     ptx::wgmma_wait<1>();  // the previous stage's wgmmas have finished: hand it back
-    if (leader && previous >= 0) ptx::mbarrier_arrive(st.empty(previous));
+    if (leader && previous >= 0) st.release(previous);
     previous = pos.stage;
     pos.advance();
   }
@@ -48,28 +48,30 @@ __device__ __forceinline__ void finish_mainloop(Accumulators<Shape>& acc, const 
                                                 bool leader) {
   ptx::wgmma_wait<0>();
   fence_accumulators<Shape>(acc);
-  if (leader) ptx::mbarrier_arrive(st.empty(previous));
+  if (leader) st.release(previous);
 }
 
-// 3xTF32's mainloop: two sets of stage products in turn, so that while one stage's wgmmas fill one
-// set, the other set (the stage before) is added to acc and the tensor cores never wait for the adds
-// (mainloop.cuh: promoted_step).
-template <class Shape>
+// The promoted mainloop (3xTF32, FP8): two sets of stage products in turn, so that while one
+// stage's wgmmas fill one set, the other set (the stage before) is added to acc and the tensor cores
+// never wait for the adds (mainloop.cuh: promoted_step). k_begin: the unit's first k block (the
+// block scales' index).
+template <class Shape, class Promotion = PlainPromotion>
 __device__ __forceinline__ void promoted_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
                                                   RingPosition<Shape::kStages>& pos, int row, int k_blocks,
-                                                  bool leader) {
+                                                  bool leader, const Promotion& promotion = {}, int k_begin = 0) {
   int previous = -1;
   float part[2][Shape::kMmaM][Shape::kAccRegs];
+  typename Promotion::Factors factors[2];
   int kb = 0;
   for (; kb + 1 < k_blocks; kb += 2) {
-    promoted_step<Shape, 0>(acc, part, st, pos, previous, row, leader);
-    promoted_step<Shape, 1>(acc, part, st, pos, previous, row, leader);
+    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
+    promoted_step<Shape, 1>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb + 1);
   }
   if (kb < k_blocks) {  // an odd number of stages: the last product is in part[0]
-    promoted_step<Shape, 0>(acc, part, st, pos, previous, row, leader);
-    finish_promoted<Shape, 0>(acc, part, st, previous, leader);
+    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
+    finish_promoted<Shape, 0>(acc, part, factors, promotion, st, previous, leader);
   } else {
-    finish_promoted<Shape, 1>(acc, part, st, previous, leader);
+    finish_promoted<Shape, 1>(acc, part, factors, promotion, st, previous, leader);
   }
 }
 

@@ -35,6 +35,8 @@
 // accumulates over one stage (32 k). The cooperative kernel keeps two sets of stage products and adds
 // one while the tensor cores fill the other (mainloop.cuh: promoted_step); the single-warpgroup
 // kernel waits for each stage. Three sets of accumulator registers: tiles of at most 128 columns.
+// FP8 always promotes (its wgmma keeps even fewer accumulator bits), one stage being 128 k, and
+// applies its scales there or after the mainloop (scaling.cuh).
 #include <cuda.h>
 #include <type_traits>
 #include "../detail/batch.cuh"
@@ -45,6 +47,7 @@
 #include "epilogue.cuh"
 #include "mainloop.cuh"
 #include "producer.cuh"
+#include "scaling.cuh"
 #include "scheduler.cuh"
 #include "split_k.cuh"
 
@@ -174,6 +177,9 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!Shape::kPingPong, "cooperative_kernel: each consumer owns rows of every tile (pingpong_kernel "
                                    "takes whole tiles in turn).");
+  static_assert(!kPromote || Shape::kMmaM * Shape::kAccRegs <= 64,
+                "Promoted accumulation (3xTF32, FP8) keeps three sets of accumulators: each math warpgroup owns at "
+                "most 64 x 128 of the tile (BlockTile<128, 128> with two consumers, or <64, 128> with one).");
   constexpr bool kBatched = Args::kBatching != Batch::None;
   constexpr bool kPointers = Args::kBatching == Batch::Pointers;
   if (!kPersistent && detail::beyond_batch(params)) return;
@@ -197,12 +203,13 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     Accumulators<Shape> acc;
     zero_accumulators<Shape>(acc);
     if constexpr (kPromote) {
-      promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader);
+      promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row), u.k_begin);
     } else {
       int previous = -1;
       issue_mainloop<Shape>(acc, st, pos, previous, row, u.k_blocks, leader);
       finish_mainloop<Shape>(acc, st, previous, leader);
     }
+    if constexpr (detail::has_scales<Args>) scale_output<Shape>(acc, args, u, row);
     if constexpr (kSplitK) {
       if (split_k.splits > 1) {
         // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)

@@ -12,8 +12,12 @@
 namespace gemm::sm90 {
 
 template <class In>
-using WgmmaType = std::conditional_t<std::is_same_v<In, __nv_bfloat16>, ptx::WgmmaBf16,
-                                     std::conditional_t<std::is_same_v<In, __half>, ptx::WgmmaF16, ptx::WgmmaTf32>>;
+using WgmmaType = std::conditional_t<
+    std::is_same_v<In, __nv_bfloat16>, ptx::WgmmaBf16,
+    std::conditional_t<std::is_same_v<In, __half>, ptx::WgmmaF16,
+                       std::conditional_t<std::is_same_v<In, __nv_fp8_e4m3>, ptx::WgmmaE4m3,
+                                          std::conditional_t<std::is_same_v<In, __nv_fp8_e5m2>, ptx::WgmmaE5m2,
+                                                             ptx::WgmmaTf32>>>>;
 
 // A block computes a BM x BN tile of C with Consumers warpgroups of math, each owning BM / Consumers
 // rows (one or two m64 wgmmas per k step), over a ring of Stages shared-memory stages. PingPong:
@@ -76,6 +80,9 @@ struct Stages {
     Shape::TileB::template load<kRank>(b(s), src_b, n0, kb * Shape::BK, full(s), boxes_b);
   }
 
+  // A math warpgroup is done with stage s: one arrival on its empty barrier.
+  __device__ void release(int s) const { ptx::mbarrier_arrive(empty(s)); }
+
   // load's work without TMA, for an entry TMA cannot read: thread t of `threads` writes its share
   // of stage s (OperandTile::fill) and fences it for the tensor cores; the caller then gathers the
   // threads and one of them arrives on full(s).
@@ -132,24 +139,40 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[Shape::kMmaM][Sh
   for (int mi = 0; mi < Shape::kMmaM; ++mi) ptx::wgmma_fence_operands(acc[mi]);
 }
 
-// 3xTF32's promoted mainloop step (warp-specialised consumers): the next full stage's wgmmas
-// overwrite part[P]; once the previous stage's (into part[P ^ 1]) are done, that product is added
-// to acc with round-to-nearest adds and its stage handed back to the producer, while this stage's
-// wgmmas run. P is a constant so that both sets stay in registers.
-template <class Shape, int P>
+// How a promoted mainloop adds a stage's product into the running sum: as it is (3xTF32, and FP8
+// without block scales), or times its rows' and columns' scales for the stage's k block (FP8 block
+// scales: scaling.cuh). load(kb) fetches what the add of k block kb needs; the mainloop calls it as
+// the block's wgmmas are issued, so that the loads are in flight while they run.
+struct PlainPromotion {
+  struct Factors {};
+  __device__ __forceinline__ Factors load(int) const { return {}; }
+  template <class Shape>
+  __device__ __forceinline__ void add(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
+                                      const float (&part)[Shape::kMmaM][Shape::kAccRegs], const Factors&) const {
+    add_accumulators<Shape>(acc, part);
+  }
+};
+
+// A promoted mainloop step (warp-specialised consumers): the next full stage's wgmmas (k block kb)
+// overwrite part[P]; once the previous stage's (into part[P ^ 1]) are done, that product is added to
+// acc with round-to-nearest adds and its stage handed back to the producer, while this stage's
+// wgmmas run. P is a constant so that both sets (and their factors) stay in registers.
+template <class Shape, int P, class Promotion>
 __device__ __forceinline__ void promoted_step(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
                                               float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
+                                              typename Promotion::Factors (&factors)[2], const Promotion& promotion,
                                               const Stages<Shape>& st, RingPosition<Shape::kStages>& pos,
-                                              int& previous, int row, bool leader) {
+                                              int& previous, int row, bool leader, int kb) {
   ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
   ptx::wgmma_fence();
   mma_stage<Shape>(part[P], st.a(pos.stage), st.b(pos.stage), row, 0);
   ptx::wgmma_commit();
+  factors[P] = promotion.load(kb);
   ptx::wgmma_wait<1>();  // the previous stage's wgmmas are done
   if (previous >= 0) {
     fence_accumulators<Shape>(part[P ^ 1]);
-    if (leader) ptx::mbarrier_arrive(st.empty(previous));
-    add_accumulators<Shape>(acc, part[P ^ 1]);
+    if (leader) st.release(previous);
+    promotion.template add<Shape>(acc, part[P ^ 1], factors[P ^ 1]);
   }
   previous = pos.stage;
   pos.advance();
@@ -157,14 +180,16 @@ __device__ __forceinline__ void promoted_step(float (&acc)[Shape::kMmaM][Shape::
 
 // After the last promoted_step (whose product went into part[P]): wait for it, add it, hand its
 // stage back.
-template <class Shape, int P>
+template <class Shape, int P, class Promotion>
 __device__ __forceinline__ void finish_promoted(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
                                                 float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
-                                                const Stages<Shape>& st, int previous, bool leader) {
+                                                const typename Promotion::Factors (&factors)[2],
+                                                const Promotion& promotion, const Stages<Shape>& st, int previous,
+                                                bool leader) {
   ptx::wgmma_wait<0>();
   fence_accumulators<Shape>(part[P]);
-  if (leader) ptx::mbarrier_arrive(st.empty(previous));
-  add_accumulators<Shape>(acc, part[P]);
+  if (leader) st.release(previous);
+  promotion.template add<Shape>(acc, part[P], factors[P]);
 }
 
 }  // namespace gemm::sm90

@@ -1,7 +1,7 @@
 #pragma once
 // One operand's tile in shared memory, as TMA writes it and wgmma reads it.
 //
-// TMA with the 128-byte swizzle writes boxes whose rows are 128 bytes (64 bf16/fp16, 32 tf32);
+// TMA with the 128-byte swizzle writes boxes whose rows are 128 bytes (64 bf16/fp16, 32 tf32, 128 fp8);
 // wgmma reads them through a descriptor. Which dimension runs along those rows depends on how the
 // operand is stored in global memory, which TMA cannot change:
 //   K-major  (A with op N, B with op T: k contiguous): one box of kMN rows, each row = the tile's kBK
@@ -90,7 +90,8 @@ struct OperandTile {
   // or MN-major (at base[k * ld + mn]). The caller fences before the tensor cores read the tile.
   __device__ static void fill(void* dst, const In* base, int ld, int mn_size, int k_size, int mn0, int k0, int t,
                               int threads) {
-    using Bits = std::conditional_t<sizeof(In) == 2, unsigned short, unsigned>;
+    using Bits = std::conditional_t<sizeof(In) == 1, unsigned char,
+                                    std::conditional_t<sizeof(In) == 2, unsigned short, unsigned>>;
     constexpr int kPerPiece = 16 / static_cast<int>(sizeof(In));
     const Bits* bits = reinterpret_cast<const Bits*>(base);
     for (int q = t; q < kBytes / 16; q += threads) {

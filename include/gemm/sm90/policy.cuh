@@ -5,7 +5,9 @@
 //
 // Schedule is one of SingleWarpgroup, ProducerConsumer<Consumers>, PersistentProducerConsumer<Consumers>,
 // PersistentPingPong (kernels.cuh says what each does). Types: bf16 and fp16 inputs with C in the input type or float,
-// and gemm::tf32 and gemm::tf32x3 (float data and C), every layout of A and B. TF32 wgmma reads its operands only
+// gemm::tf32 and gemm::tf32x3 (float data and C), and FP8 (e4m3, e5m2; C bf16, fp16 or float; scales:
+// scaling.cuh) on the cooperative schedules whose math warpgroups own at most 64 x 128 of the tile
+// (promoted accumulators), every layout of A and B. TF32 (and FP8) wgmma reads its operands only
 // K-major (A row-major, B transposed): an operand stored the other way is first copied transposed
 // into stream-ordered scratch (detail/workspace.cuh; m x k or n x k floats), which costs a pass over
 // it. What TMA reads must suit it: 16-byte-aligned pointers and leading dimensions that are
@@ -169,6 +171,7 @@ struct HopperPolicy {
   using Epilogue = EpilogueP;
   using Operands = OperandsP;
   using KSplit = KSplitP;
+
   static constexpr bool kSplitsK = !std::is_same_v<KSplit, NoSplitK>;
   static_assert(!kSplitsK || (Schedule::kWarpSpecialized && !Schedule::kPingPong),
                 "HopperPolicy: HopperSplitK needs a cooperative warp-specialised schedule (ProducerConsumer or "
@@ -186,10 +189,15 @@ struct HopperPolicy {
            (kSplitsK ? ", " + KSplit::describe() : std::string());
   }
 
+  // FP8 promotes its accumulators (three sets of them: scaling.cuh), so it needs the cooperative
+  // schedules with each math warpgroup owning at most 64 x 128 of the tile.
+  static constexpr bool kPromotedTiles = Schedule::kWarpSpecialized && !Schedule::kPingPong &&
+                                         Tile::BM / Schedule::kConsumers == 64 && Tile::BN <= 128;
   template <class T, class Out>
   static constexpr bool kServes =
       (is_16bit<T> && is_supported_output<T, Out>) ||
-      ((std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) && std::is_same_v<Out, float>);
+      ((std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) && std::is_same_v<Out, float>) ||
+      (is_fp8<T> && is_supported_output<T, Out> && kPromotedTiles);
 
   template <class In, Op OpA = Op::N, Op OpB = Op::N>
   using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers,
@@ -198,16 +206,16 @@ struct HopperPolicy {
   template <class In>
   static int smem_bytes() { return Shape<In>::kSmemBytes; }
 
-  // Whether TMA reads A (B) as the caller stores it: always for 16-bit types; for TF32 only when it
-  // is K-major (otherwise the transposing pass reads it, element by element); never for 3xTF32 (the
-  // split reads it).
+  // Whether TMA reads A (B) as the caller stores it: always for 16-bit types; for TF32 and FP8 only
+  // when it is K-major (otherwise the transposing pass reads it, element by element); never for
+  // 3xTF32 (the split reads it).
   template <class T, class Args>
   static bool tma_reads_a(const Args& a) {
-    return std::is_same_v<T, tf32> ? a.op_a == Op::N : !std::is_same_v<T, tf32x3>;
+    return is_k_major_only<T> ? a.op_a == Op::N : !std::is_same_v<T, tf32x3>;
   }
   template <class T, class Args>
   static bool tma_reads_b(const Args& a) {
-    return std::is_same_v<T, tf32> ? a.op_b == Op::T : !std::is_same_v<T, tf32x3>;
+    return is_k_major_only<T> ? a.op_b == Op::T : !std::is_same_v<T, tf32x3>;
   }
 
   // What TMA cannot read is refused before any CUDA call (unless the operands policy copies it).
@@ -248,15 +256,18 @@ struct HopperPolicy {
     }
   }
 
+  // kPromote: 3xTF32's large term; FP8 always promotes (scaling.cuh), and splits k as the plain
+  // kernels do.
   template <class Args, class S, bool kPromote = false>
   static constexpr auto kernel() {
+    constexpr bool kFp8 = is_fp8<typename Args::Element>;
     if constexpr (!Schedule::kWarpSpecialized)
       return &sm90::wgmma_kernel<Args, S, Raster, kPromote>;
     else if constexpr (S::kPingPong)
       return &sm90::pingpong_kernel<Args, S, Raster>;
     else
-      return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote,
-                                        kSplitsK && !kPromote && Args::kBatching == Batch::None>;
+      return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote || kFp8,
+                                        kSplitsK && (!kPromote || kFp8) && Args::kBatching == Batch::None>;
   }
 
   // Split-K's slices per tile for a call with block shape S (1: whole tiles), and the scratch its
@@ -268,7 +279,11 @@ struct HopperPolicy {
       return 1;
     } else {
       const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-      return KSplit::slices(tiles, static_cast<int>(detail::ceil_div(args.k, S::BK)), dev.sms);
+      const int k_blocks = static_cast<int>(detail::ceil_div(args.k, S::BK));
+      const int s = KSplit::slices(tiles, k_blocks, dev.sms);
+      // As many slices as ceil(k_blocks / s) blocks each make: none empty (with 65 blocks in 16
+      // slices of 5, the last three would hold none).
+      return s > 1 ? static_cast<int>(detail::ceil_div(k_blocks, static_cast<int>(detail::ceil_div(k_blocks, s)))) : 1;
     }
   }
   // (The partial tiles, then a counter per tile in a block of its own at the end.)
@@ -308,8 +323,8 @@ struct HopperPolicy {
 
   template <class T, class Layouts, class Args>
   static Status launch_staged(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    // The layouts the kernel reads: TF32 only A row-major and B transposed (see plan_staging).
-    using Reads = std::conditional_t<std::is_same_v<T, tf32>, detail::Ops<Op::N, Op::T>, Layouts>;
+    // The layouts the kernel reads: TF32 and FP8 only A row-major and B transposed (see plan_staging).
+    using Reads = std::conditional_t<is_k_major_only<T>, detail::Ops<Op::N, Op::T>, Layouts>;
     return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
       using L = decltype(layouts);
       using S = Shape<typename Args::Element, L::a, L::b>;
@@ -366,7 +381,7 @@ struct HopperPolicy {
       return plan_staging<tf32x3>(args).bytes + SplitPlanes(args).bytes();
     } else {
       // (Every layout's block shape has the same tile and depth.)
-      using S = Shape<typename Args::Element, Op::N, std::is_same_v<T, tf32> ? Op::T : Op::N>;
+      using S = Shape<typename Args::Element, Op::N, is_k_major_only<T> ? Op::T : Op::N>;
       return plan_staging<T>(args).bytes + k_slices_bytes<S>(args, k_slices<S>(args, dev));
     }
   }
@@ -484,7 +499,7 @@ struct HopperPolicy {
       // (An operand TMA cannot read is never a batch's: runs_batch.)
       const bool slow_rows = Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
                              (static_cast<long long>(lds[x]) * sizeof(In)) % Staging::kRowBytes != 0;
-      if (std::is_same_v<T, tf32> && !k_major)
+      if (is_k_major_only<T> && !k_major)
         st.add(x, mn[x], args.k, sizeof(In), /*transpose=*/true);
       else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) || slow_rows))
         st.add(x, k_major ? mn[x] : args.k, k_major ? args.k : mn[x], sizeof(In));

@@ -35,6 +35,7 @@ constexpr CUtensorMapDataType tensor_map_type() {
   if constexpr (std::is_same_v<T, __nv_bfloat16>) return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   else if constexpr (std::is_same_v<T, __half>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   else if constexpr (std::is_same_v<T, double>) return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  else if constexpr (sizeof(T) == 1) return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // FP8: TMA moves bytes
   else return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 

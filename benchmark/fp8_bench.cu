@@ -1,0 +1,440 @@
+// The FP8 rows of gemm_bench: gemm::gemm<__nv_fp8_e4m3> (Tuned and the ladder's Fp8 stage) beside
+// cuBLASLt in the same scale mode, on the same data, in the same run (cublaslt_fp8.cuh).
+//
+// Rows gemm/fp8_<scales>/<preset>/NT/<m>x<n>x<k>, scales tensor, rowwise or block (gemm::ScaleMode): A
+// m x k row-major (activations, Op::N), B stored n x k (a weight, Op::T), C bf16 row-major, alpha 1,
+// beta 0. Data, fresh for each shape: e4m3 values u 2^e (u uniform in (-1, 1), e an integer uniform in
+// [-4, 4]) and positive scales in (2^-7, 2^-6), in sets rotated so that small shapes are not timed out
+// of L2 (as bench.cu's rows). Each iteration times a batch of cuBLASLt and then one of ours on the same
+// sets (CUDA events; batches of at least --gemm_batch_ms after about 20 ms of warm-up), so that clock
+// drift affects both sides of the ratio alike. Counters:
+//   TFLOPS           ours, from the median batch
+//   cublas_TFLOPS    cuBLASLt in the same mode, from its median batch
+//   pct_cublas       median over iterations of 100 * cuBLASLt's time / ours, the pair back to back
+//   max_rel_diff_lt  max |C - C_lt| / max |C_lt| on set 0: a spot check, reported, never a failure
+// Where cuBLASLt has no algorithm (4096x4104x4104: rows of 4104 bytes are not 16-byte aligned) the row
+// times ours alone, without the cuBLASLt counters, and its label says why; the Fp8 preset refuses those
+// rows too (Status::MisalignedA: TMA reads them), a skipped row.
+#include "bench_common.cuh"
+#include "cublaslt_fp8.cuh"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+namespace gemm_bench {
+namespace {
+
+using fp8 = __nv_fp8_e4m3;
+using bf16 = __nv_bfloat16;
+
+constexpr int kModeCount = 3;
+constexpr gemm::ScaleMode kModes[kModeCount] = {gemm::ScaleMode::Tensor, gemm::ScaleMode::Rowwise,
+                                                gemm::ScaleMode::Block};
+int mode_index(gemm::ScaleMode m) {
+  return m == gemm::ScaleMode::Tensor ? 0 : m == gemm::ScaleMode::Rowwise ? 1 : 2;
+}
+
+// ===========================================================================
+// Data
+// ===========================================================================
+int fill_grid(std::size_t n) { return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>((n + 255) / 256, 1024))); }
+
+// u 2^e over nine binades, rounded to e4m3 (|u 2^e| < 16, far inside e4m3's 448; the smallest round to 0).
+__global__ void fill_fp8_kernel(fp8* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const int e = static_cast<int>(splitmix64(splitmix64(seed ^ 0xE4E3ull) ^ i) % 9) - 4;
+    p[i] = fp8(static_cast<float>(ldexp(uniform_pm1(seed, i), e)));
+  }
+}
+
+// Positive scales in (2^-7, 2^-6): with the data above, C stays far inside bf16's range.
+__global__ void fill_scales_kernel(float* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = static_cast<float>((1.5 + 0.5 * uniform_pm1(seed, i)) * 0.0078125);
+}
+
+// ===========================================================================
+// Workspace of one shape: rotating sets of A, B and C, the scales of every mode, cuBLASLt per mode
+// ===========================================================================
+constexpr double kRotationBytes = 200e6;  // total size of all sets, at least
+constexpr int kMaxSets = 64;
+
+std::size_t pad256(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+struct Fp8Workspace {
+  Shape s;
+  int sets = 1, next = 0;
+  std::size_t a_bytes = 0, b_bytes = 0, c_bytes = 0;  // each padded to 256 bytes
+  char* inputs = nullptr;   // sets x (A, B)
+  char* outputs = nullptr;  // sets x C
+  bf16* c_lt = nullptr;     // cuBLASLt's C on set 0, for the spot check
+  float* scales = nullptr;  // per mode, A's then B's, each 256-byte aligned
+  std::size_t scale_offset[kModeCount][2] = {};
+  long long scale_count[kModeCount][2] = {};
+  CublasLtFp8<bf16> lt[kModeCount];  // prepared by the mode's first row
+  bool lt_prepared[kModeCount] = {};
+  int lt_batch[kModeCount] = {};  // cuBLASLt's calibrated batch per mode: 0 not yet, -1 failed
+
+  explicit Fp8Workspace(const Shape& shape) : s(shape) {
+    a_bytes = pad256(std::size_t(s.m) * s.k);
+    b_bytes = pad256(std::size_t(s.n) * s.k);
+    c_bytes = pad256(std::size_t(s.m) * s.n * sizeof(bf16));
+    sets = static_cast<int>(std::ceil(kRotationBytes / double(a_bytes + b_bytes + c_bytes)));
+    sets = std::max(1, std::min(sets, kMaxSets));
+    try {
+      GEMM_BENCH_CUDA(cudaMalloc(&inputs, std::size_t(sets) * (a_bytes + b_bytes)));
+      GEMM_BENCH_CUDA(cudaMalloc(&outputs, std::size_t(sets) * c_bytes));
+      GEMM_BENCH_CUDA(cudaMalloc(&c_lt, c_bytes));
+      std::size_t floats = 0;
+      for (int i = 0; i < kModeCount; ++i) {
+        scale_count[i][0] = gemm::Scales::needed_a(kModes[i], s.m, s.k);
+        scale_count[i][1] = gemm::Scales::needed_b(kModes[i], s.n, s.k);
+        for (int j = 0; j < 2; ++j) {
+          scale_offset[i][j] = floats;
+          floats += (std::size_t(scale_count[i][j]) + 63) / 64 * 64;
+        }
+      }
+      GEMM_BENCH_CUDA(cudaMalloc(&scales, floats * sizeof(float)));
+      const std::uint64_t seed = splitmix64((std::uint64_t(0xF8) << 56) ^ (std::uint64_t(s.m) << 40) ^
+                                            (std::uint64_t(s.n) << 20) ^ std::uint64_t(s.k));
+      const std::size_t bytes = std::size_t(sets) * (a_bytes + b_bytes);
+      fill_fp8_kernel<<<fill_grid(bytes), 256>>>(reinterpret_cast<fp8*>(inputs), bytes, seed);
+      GEMM_BENCH_CUDA(cudaGetLastError());
+      fill_scales_kernel<<<fill_grid(floats), 256>>>(scales, floats, splitmix64(seed));
+      GEMM_BENCH_CUDA(cudaGetLastError());
+      GEMM_BENCH_CUDA(cudaDeviceSynchronize());
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~Fp8Workspace() { release(); }
+  void release() {
+    if (inputs) cudaFree(inputs);
+    if (outputs) cudaFree(outputs);
+    if (c_lt) cudaFree(c_lt);
+    if (scales) cudaFree(scales);
+    inputs = outputs = nullptr;
+    c_lt = nullptr;
+    scales = nullptr;
+  }
+  fp8* A(int i) const { return reinterpret_cast<fp8*>(inputs + std::size_t(i) * (a_bytes + b_bytes)); }
+  fp8* B(int i) const { return reinterpret_cast<fp8*>(inputs + std::size_t(i) * (a_bytes + b_bytes) + a_bytes); }
+  bf16* C(int i) const { return reinterpret_cast<bf16*>(outputs + std::size_t(i) * c_bytes); }
+  gemm::Scales scales_of(int mode) const {
+    const float* a = scales + scale_offset[mode][0];
+    const float* b = scales + scale_offset[mode][1];
+    const long long na = scale_count[mode][0], nb = scale_count[mode][1];
+    switch (kModes[mode]) {
+      case gemm::ScaleMode::Tensor: return gemm::Scales::tensor(a, b);
+      case gemm::ScaleMode::Rowwise: return gemm::Scales::rowwise(a, na, b, nb);
+      default: return gemm::Scales::block(a, na, b, nb);
+    }
+  }
+  int take() {
+    const int i = next;
+    next = (next + 1) % sets;
+    return i;
+  }
+};
+
+std::unique_ptr<Fp8Workspace> g_fp8_workspace;
+
+Fp8Workspace& fp8_workspace(const Shape& s) {
+  const Fp8Workspace* w = g_fp8_workspace.get();
+  if (!w || w->s.m != s.m || w->s.n != s.n || w->s.k != s.k) {
+    g_fp8_workspace.reset();  // the previous shape's buffers first,
+    release_workspace();      // and those of the other types' rows, which ran before
+    g_fp8_workspace = std::make_unique<Fp8Workspace>(s);
+  }
+  return *g_fp8_workspace;
+}
+
+// ===========================================================================
+// Ours, timing
+// ===========================================================================
+using OursFn = gemm::Status (*)(const Shape&, const fp8*, const fp8*, bf16*, const gemm::Scales&);
+
+// The natural FP8 call: activations row-major, the weight stored n x k.
+template <class Policy>
+gemm::Status ours(const Shape& s, const fp8* A, const fp8* B, bf16* C, const gemm::Scales& scales) {
+  return gemm::gemm<fp8, Policy>(gemm::Op::N, gemm::Op::T, s.m, s.n, s.k, 1.0f, A, s.k, B, s.k, 0.0f, C, s.n, scales,
+                                 0);
+}
+
+
+
+// Seconds for n launches (each on the next set) between two events; 0 and *err on failure.
+template <class Launch>
+double time_batch(Fp8Workspace& ws, int n, Launch&& launch, std::string* err) {
+  return time_launches(n, [&](std::string* e) { return launch(ws.take(), e); }, err);
+}
+
+// Warm-up (about 20 ms of launches), then the number of launches that makes a batch >= target_s.
+template <class Launch>
+int calibrate(Fp8Workspace& ws, double target_s, Launch&& launch, std::string* err) {
+  double t = time_batch(ws, 1, launch, err);
+  if (!err->empty()) return 0;
+  const int warm = static_cast<int>(std::min(1e5, std::max(1.0, std::ceil(20e-3 / std::max(t, 1e-9)))));
+  time_batch(ws, warm, launch, err);
+  if (!err->empty()) return 0;
+  const int probe = static_cast<int>(std::min(1e5, std::max(1.0, std::ceil(0.5e-3 / std::max(t, 1e-9)))));
+  t = time_batch(ws, probe, launch, err) / probe;
+  if (!err->empty()) return 0;
+  return static_cast<int>(std::max(1.0, std::min(std::ceil(target_s / std::max(t, 1e-9)), double(1 << 20))));
+}
+
+// Ours runs sm_90a code: an H100 or H200 (compute capability 9.0) and nothing else.
+bool fp8_device(std::string* why) {
+  static int ok = -1;
+  static std::string msg;
+  if (ok < 0) {
+    int dev = 0;
+    cudaDeviceProp p{};
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+      cudaGetLastError();
+      ok = 0, msg = "no CUDA device";
+    } else {
+      ok = p.major == 9 && p.minor == 0;
+      msg = fmt("the FP8 rows need an sm_90 GPU (FP8 wgmma); this is %s, compute capability %d.%d", p.name, p.major,
+                p.minor);
+    }
+  }
+  if (!ok) *why = msg;
+  return ok == 1;
+}
+
+// ===========================================================================
+// Rows
+// ===========================================================================
+struct Fp8Record {
+  std::string name, preset;
+  Shape shape;
+  gemm::ScaleMode mode = gemm::ScaleMode::Tensor;
+  OursFn fn = nullptr;
+  std::string error;    // the row failed or was refused (SkipWithError)
+  bool refused = false;  // error is the preset refusing the operands' alignment, as the Hopper presets do
+  std::string lt_note;  // why cuBLASLt did not run beside it
+  std::string lt_describe;
+  double ours_s = std::nan(""), lt_s = std::nan(""), pct = std::nan(""), diff = std::nan("");
+};
+
+std::vector<std::unique_ptr<Fp8Record>>& fp8_records() {
+  static std::vector<std::unique_ptr<Fp8Record>> r;
+  return r;
+}
+
+void run_fp8_row(benchmark::State& state, Fp8Record* r, const Options* opt) {
+  auto fail = [&](const std::string& msg) {
+    if (r->error.empty()) r->error = msg;
+    state.SkipWithError(r->error.c_str());
+  };
+  if (!r->error.empty()) return fail(r->error);
+  std::string why;
+  if (!fp8_device(&why)) return fail(r->name + ": " + why);
+  try {
+    Fp8Workspace& ws = fp8_workspace(r->shape);
+    const Shape& s = ws.s;
+    const int mi = mode_index(r->mode);
+    const gemm::Scales scales = ws.scales_of(mi);
+    CublasLtFp8<bf16>& lt = ws.lt[mi];
+    if (!ws.lt_prepared[mi]) {
+      if (lt.prepare(s.m, s.n, s.k, s.k, s.k, s.n, scales) == LtStatus::CudaError) throw Error(lt.message());
+      ws.lt_prepared[mi] = true;
+      if (!lt.ready()) ws.lt_batch[mi] = -1;
+    }
+
+    // Spot check on set 0, C first filled with bytes 0x7f (3.4e38 in bf16) so that unwritten elements show.
+    const std::size_t elems = std::size_t(s.m) * s.n;
+    GEMM_BENCH_CUDA(cudaMemset(ws.C(0), 0x7f, ws.c_bytes));
+    if (const gemm::Status st = r->fn(s, ws.A(0), ws.B(0), ws.C(0), scales); st != gemm::Status::Success) {
+      r->refused = st == gemm::Status::MisalignedA || st == gemm::Status::MisalignedB || st == gemm::Status::MisalignedC;
+      return fail(r->name + ": " + launch_error(st));
+    }
+    GEMM_BENCH_CUDA(cudaDeviceSynchronize());
+    bool with_lt = ws.lt_batch[mi] >= 0;
+    if (with_lt) {
+      GEMM_BENCH_CUDA(cudaMemset(ws.c_lt, 0x7f, ws.c_bytes));
+      with_lt = lt.run(ws.A(0), ws.B(0), ws.c_lt) == LtStatus::Success;
+      GEMM_BENCH_CUDA(cudaDeviceSynchronize());
+      if (with_lt) {
+        const Comparison c = compare_device(ws.C(0), ws.c_lt, elems);
+        r->diff = c.nonfinite ? INFINITY : c.rel();
+      } else {
+        ws.lt_batch[mi] = -1;
+      }
+    }
+
+    std::string err;
+    auto launch_ours = [&](int set, std::string* e) {
+      const gemm::Status st = r->fn(s, ws.A(set), ws.B(set), ws.C(set), scales);
+      if (st == gemm::Status::Success) return true;
+      *e = launch_error(st);
+      return false;
+    };
+    auto launch_lt = [&](int set, std::string* e) {
+      if (lt.run(ws.A(set), ws.B(set), ws.C(set)) == LtStatus::Success) return true;
+      *e = lt.message();
+      return false;
+    };
+    const double target_s = opt->batch_ms * 1e-3;
+    const int batch = calibrate(ws, target_s, launch_ours, &err);
+    if (!err.empty()) return fail(r->name + ": " + err);
+    // cuBLASLt's batch is calibrated (with its warm-up) once per shape and mode, and shared by the presets.
+    if (with_lt && ws.lt_batch[mi] == 0) {
+      ws.lt_batch[mi] = calibrate(ws, target_s, launch_lt, &err);
+      if (!err.empty()) ws.lt_batch[mi] = -1, err.clear();
+    }
+    int lt_batch = ws.lt_batch[mi];
+    if (lt_batch < 0) r->diff = std::nan("");
+    if (!lt.ready()) r->lt_note = "cuBLASLt refused: " + lt.message();
+    else if (lt_batch < 0) r->lt_note = "cuBLASLt failed: " + lt.message();
+    else r->lt_describe = lt.describe();
+
+    std::vector<double> ours_t, lt_t, pct;
+    for (auto _ : state) {
+      double lt_launch = 0;
+      if (lt_batch > 0) {
+        lt_launch = time_batch(ws, lt_batch, launch_lt, &err) / lt_batch;
+        if (!err.empty()) {
+          r->lt_note = "cuBLASLt failed: " + err;
+          err.clear();
+          lt_batch = ws.lt_batch[mi] = -1;
+        }
+      }
+      const double t = time_batch(ws, batch, launch_ours, &err) / batch;
+      if (!err.empty()) {
+        fail(r->name + ": " + err);
+        break;
+      }
+      ours_t.push_back(t);
+      if (lt_batch > 0) {
+        lt_t.push_back(lt_launch);
+        pct.push_back(100.0 * lt_launch / t);
+      }
+      state.SetIterationTime(t);
+    }
+    if (!r->error.empty()) return;
+
+    r->ours_s = median(ours_t);
+    state.counters["TFLOPS"] = s.flops() / r->ours_s * 1e-12;
+    if (!lt_t.empty()) {
+      r->lt_s = median(lt_t);
+      r->pct = median(pct);
+      state.counters["cublas_TFLOPS"] = s.flops() / r->lt_s * 1e-12;
+      state.counters["pct_cublas"] = r->pct;
+    }
+    if (!std::isnan(r->diff)) state.counters["max_rel_diff_lt"] = r->diff;
+    state.counters["batch"] = batch;
+    state.counters["sets"] = ws.sets;
+    state.SetLabel(r->lt_note.empty() ? r->lt_describe : r->lt_note);
+  } catch (const std::exception& e) {
+    fail(r->name + ": " + e.what());
+  }
+}
+
+// ===========================================================================
+// Grid
+// ===========================================================================
+struct Fp8Case {
+  Shape s;
+  std::vector<gemm::ScaleMode> modes;
+};
+
+std::vector<Fp8Case> fp8_grid() {
+  const std::vector<gemm::ScaleMode> all(std::begin(kModes), std::end(kModes));
+  return {
+      {{4096, 4096, 4096}, all},
+      {{8192, 8192, 8192}, all},
+      {{4096, 14336, 4096}, all},              // LLaMA-3 8B's MLP up projection
+      {{4096, 7168, 2048}, all},               // DeepSeek-V3's shapes, where block scales come from
+      {{4096, 2112, 7168}, all},
+      {{64, 8192, 8192}, all},                 // decode
+      {{128, 7168, 2048}, all},
+      {{2048, 2048, 2048}, all},
+      {{4096, 4104, 4104}, {gemm::ScaleMode::Tensor}},  // rows of 4104 bytes: not 16-byte aligned
+  };
+}
+
+bool list_has(const std::string& list, const std::string& item) {
+  std::stringstream ss(list);
+  std::string x;
+  while (std::getline(ss, x, ','))
+    if (x == item) return true;
+  return false;
+}
+
+// FP8 rows unless --gemm_types leaves out fp8 or --gemm_layouts leaves out NT (their only layout).
+bool fp8_selected(const Options& opt) {
+  if (opt.shape_space || opt.flow_only) return false;
+  if (!opt.types.empty() && !list_has(opt.types, kFp8TypeName)) return false;
+  return opt.layouts.empty() || list_has(opt.layouts, "NT");
+}
+
+}  // namespace
+
+void register_fp8_benchmarks(const Options& opt) {
+  if (!fp8_selected(opt)) return;
+  std::vector<Fp8Case> cases;
+  const std::vector<Shape> custom = parse_shapes(opt.shapes);
+  if (custom.empty()) cases = fp8_grid();
+  for (const Shape& s : custom) cases.push_back({s, {std::begin(kModes), std::end(kModes)}});
+  const std::pair<std::string, OursFn> presets[] = {{gemm::preset::Tuned::name(), ours<gemm::preset::Tuned>},
+                                                    {gemm::preset::Fp8::name(), ours<gemm::preset::Fp8>}};
+  for (const Fp8Case& c : cases)
+    for (gemm::ScaleMode mode : c.modes)
+      for (const auto& [preset, fn] : presets) {
+        auto r = std::make_unique<Fp8Record>();
+        r->name = std::string("gemm/fp8_") + gemm::to_string(mode) + "/" + preset + "/NT/" + c.s.str();
+        r->preset = preset;
+        r->shape = c.s;
+        r->mode = mode;
+        r->fn = fn;
+        Fp8Record* rp = r.get();
+        fp8_records().push_back(std::move(r));
+        benchmark::RegisterBenchmark(rp->name.c_str(),
+                                     [rp, &opt](benchmark::State& st) { run_fp8_row(st, rp, &opt); })
+            ->UseManualTime()
+            ->Iterations(std::max(1, opt.repetitions))
+            ->Unit(benchmark::kMicrosecond);
+      }
+  benchmark::AddCustomContext("cublaslt_fp8",
+                              "cublasLtMatmul e4m3 x e4m3 TN, CUBLAS_COMPUTE_32F, scale type CUDA_R_32F, D bf16, "
+                              "32 MiB workspace, the heuristic's first algorithm, same scale mode as the row");
+}
+
+void print_fp8_summary(const Options& opt) {
+  std::vector<const Fp8Record*> rows;
+  for (const auto& r : fp8_records())
+    if (!std::isnan(r->ours_s) || !r->error.empty()) rows.push_back(r.get());
+  if (rows.empty()) return;
+  std::printf("\n## gemm_bench FP8 rows (%s; median of %d paired batches; %% of cuBLASLt = median of cuBLASLt's "
+              "batch time / ours just after it, same scale mode and data)\n\n",
+              device_summary().c_str(), std::max(1, opt.repetitions));
+  std::printf("| scales | shape | preset | TFLOP/s | cuBLASLt TFLOP/s | %% of cuBLASLt | max rel diff vs cuBLASLt | note |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---|\n");
+  for (const Fp8Record* r : rows) {
+    std::string ours = "-", theirs = "-", pct = "-", diff = "-", note = r->lt_note;
+    if (!r->error.empty()) {
+      note = (r->refused ? "skipped, the preset refuses the alignment (Tuned stages such rows): " : "ERROR: ") + r->error;
+    } else {
+      ours = fmt("%.1f", r->shape.flops() / r->ours_s * 1e-12);
+      if (!std::isnan(r->lt_s)) theirs = fmt("%.1f", r->shape.flops() / r->lt_s * 1e-12);
+      if (!std::isnan(r->pct)) pct = fmt("%.1f%%", r->pct);
+      if (!std::isnan(r->diff)) diff = fmt("%.1e", r->diff);
+    }
+    std::printf("| %s | %s NT | %s | %s | %s | %s | %s | %s |\n", gemm::to_string(r->mode), r->shape.str().c_str(),
+                r->preset.c_str(), ours.c_str(), theirs.c_str(), pct.c_str(), diff.c_str(), note.c_str());
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+void release_fp8_workspace() { g_fp8_workspace.reset(); }
+
+}  // namespace gemm_bench

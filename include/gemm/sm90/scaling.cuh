@@ -1,0 +1,139 @@
+#pragma once
+// FP8 scales in the Hopper consumers (scales.cuh says what each mode means and how it is laid out).
+//
+// FP8 wgmma accumulates in the tensor cores with fewer bits than fp32 (measured by others: about 14
+// of the 23 mantissa bits survive a long chain), so every FP8 composition promotes: each stage's
+// product (128 k, four m64nNk32 wgmmas chained) lands in registers of its own and is added to the
+// fp32 sum with ordinary adds (mainloop.cuh: promoted_step). The scales join there or after:
+//   Block:           a stage is one k block of the scales, so its product is multiplied by its rows'
+//                    A scales and its columns' B scale as it is added (one FMA per accumulator);
+//                    the scales of the stage are loaded as its wgmmas are issued.
+//   Tensor, Rowwise: the scales do not vary along k, so the sum is multiplied once after the
+//                    mainloop (scale_output), before split-K's reduction and the epilogue.
+#include "../args.cuh"
+#include "../scales.cuh"
+#include "mainloop.cuh"
+#include "scheduler.cuh"
+
+namespace gemm::sm90 {
+
+// This thread's rows of C in a warpgroup's m64 block mi (rows `row` on of tile tile_m): lane / 4 and
+// 8 more, in its warp's 16 (the accumulator layout, ptx/wgmma_ops.cuh), clamped into C so that rows
+// past its edge read valid scales (their results are never stored).
+template <class Shape>
+__device__ __forceinline__ int scaled_row(int m, int tile_m, int row, int mi, int h) {
+  const int r = tile_m * Shape::BM + row + 64 * mi + 16 * ((threadIdx.x / 32) % 4) + (threadIdx.x % 32) / 4 + 8 * h;
+  return r < m ? r : m - 1;
+}
+
+// The block scales' promotion: part times a[kb][row] * b[n block][kb] into acc.
+template <class Shape>
+struct BlockScalePromotion {
+  static_assert(Shape::BK == kScaleBlock, "FP8 block scales: a stage is one 128-deep k block of the scales.");
+  static_assert(Shape::BN % kScaleBlock == 0 || kScaleBlock % Shape::BN == 0,
+                "FP8 block scales: the tile's width divides 128 or is a multiple of it, so that each 8-column "
+                "group of accumulators lies in one 128-column block of B's scales.");
+  static constexpr int kNBlocks = Shape::BN > kScaleBlock ? Shape::BN / kScaleBlock : 1;
+  struct Factors {
+    float s[Shape::kMmaM][2][kNBlocks];  // a[row] * b[block] for this thread's rows and the tile's blocks
+  };
+  bool active;                                 // the call's mode is Block (else every factor is 1)
+  const float* a_rows[Shape::kMmaM][2];        // a + this thread's rows
+  const float* b_blocks[kNBlocks];             // b + the tile's n blocks' rows of scales
+  int m;
+
+  template <class Args>
+  __device__ BlockScalePromotion(const Args& args, const WorkUnit& u, int row) {
+    const Scales& sc = detail::scales_of(args);
+    active = sc.mode == ScaleMode::Block;
+    m = args.m;
+    const long long k_blocks = Scales::k_blocks(args.k);
+#pragma unroll
+    for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) a_rows[mi][h] = sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h);
+    const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
+#pragma unroll
+    for (int j = 0; j < kNBlocks; ++j) {
+      const int nb = min(u.tile_n * Shape::BN / kScaleBlock + j, n_blocks - 1);
+      b_blocks[j] = sc.b + nb * k_blocks;
+    }
+  }
+
+  __device__ __forceinline__ Factors load(int kb) const {
+    Factors f;
+    float b[kNBlocks];
+#pragma unroll
+    for (int j = 0; j < kNBlocks; ++j) b[j] = active ? __ldg(b_blocks[j] + kb) : 1.0f;
+#pragma unroll
+    for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float a = active ? __ldg(a_rows[mi][h] + static_cast<long long>(kb) * m) : 1.0f;
+#pragma unroll
+        for (int j = 0; j < kNBlocks; ++j) f.s[mi][h][j] = a * b[j];
+      }
+    return f;
+  }
+
+  // Register 4g + 2h + e of an m64 block: row half h, columns 8g + ...: the tile's n block 8g / 128.
+  template <class S>
+  __device__ __forceinline__ void add(float (&acc)[S::kMmaM][S::kAccRegs], const float (&part)[S::kMmaM][S::kAccRegs],
+                                      const Factors& f) const {
+#pragma unroll
+    for (int mi = 0; mi < S::kMmaM; ++mi)
+#pragma unroll
+      for (int g = 0; g < S::kAccRegs / 4; ++g) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float s = f.s[mi][h][(8 * g) / kScaleBlock];
+#pragma unroll
+          for (int e = 0; e < 2; ++e) acc[mi][4 * g + 2 * h + e] = fmaf(part[mi][4 * g + 2 * h + e], s, acc[mi][4 * g + 2 * h + e]);
+        }
+      }
+  }
+};
+
+// The promotion a call's consumers use: the block scales' where the call carries scales, else plain.
+template <class Shape, class Args>
+__device__ __forceinline__ auto promotion_for(const Args& args, const WorkUnit& u, int row) {
+  if constexpr (detail::has_scales<Args>)
+    return BlockScalePromotion<Shape>(args, u, row);
+  else
+    return (void)args, (void)u, (void)row, PlainPromotion{};
+}
+
+// Tensor and Rowwise scales, once the sum is complete: acc(r, c) *= a[r or 0] * b[c or 0].
+template <class Shape, class Args>
+__device__ __forceinline__ void scale_output(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const Args& args,
+                                             const WorkUnit& u, int row) {
+  const Scales& sc = detail::scales_of(args);
+  if (sc.mode == ScaleMode::Block) return;
+  if (sc.mode == ScaleMode::Tensor) {
+    const float f = __ldg(sc.a) * __ldg(sc.b);
+#pragma unroll
+    for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+      for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] *= f;
+    return;
+  }
+  // Rowwise: this thread's columns 8g + 2 (lane % 4) + e, each clamped into C.
+  const int col0 = u.tile_n * Shape::BN + 2 * (threadIdx.x % 4);
+  float b[Shape::kAccRegs / 2];
+#pragma unroll
+  for (int g = 0; g < Shape::kAccRegs / 4; ++g)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) b[2 * g + e] = __ldg(sc.b + min(col0 + 8 * g + e, args.n - 1));
+#pragma unroll
+  for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const float a = __ldg(sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h));
+#pragma unroll
+      for (int g = 0; g < Shape::kAccRegs / 4; ++g)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) acc[mi][4 * g + 2 * h + e] *= a * b[2 * g + e];
+    }
+}
+
+}  // namespace gemm::sm90
