@@ -136,8 +136,9 @@ std::vector<Shape> parse_shapes(const std::string& spec);
 void validate_options(const Options& opt) {
   parse_shapes(opt.shapes);  // throws on a bad shape
   for (const std::string& t : split_list(opt.types))
-    if (t != kFp8TypeName && !with_type(t, [](auto) {}))
-      throw Error("unknown type '" + t + "' in --gemm_types (one of " + all_type_names() + "," + kFp8TypeName + ")");
+    if (t != kFp8TypeName && t != kGroupedTypeName && !with_type(t, [](auto) {}))
+      throw Error("unknown type '" + t + "' in --gemm_types (one of " + all_type_names() + "," + kFp8TypeName + "," +
+                  kGroupedTypeName + ")");
   if (!opt.types.empty() && split_list(opt.types).empty()) throw Error("--gemm_types is empty");
   Layout l;
   for (const std::string& s : split_list(opt.layouts))

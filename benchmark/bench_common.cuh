@@ -16,6 +16,8 @@
 //   host_flow.cu        its gemm::host rows (host.cuh: overlapped copies);
 //   fp8_bench.cu        the FP8 rows beside cuBLASLt (cublaslt_fp8.cuh), their own registration,
 //                       timing and table;
+//   grouped_bench.cu    the grouped GEMM rows (mixture-of-experts workloads) beside cuBLAS's grouped
+//                       GEMM and a dense call, their own registration, timing and table;
 //   main.cu             flags, context, main().
 #pragma once
 
@@ -26,6 +28,8 @@
 
 #include <gemm/gemm.cuh>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -117,6 +121,9 @@ constexpr const char* kTypeNames[] = {"float", "tf32", "tf32x3", "double", "bf16
 // The FP8 rows' name in --gemm_types (fp8_bench.cu: e4m3 with bf16 C, beside cuBLASLt; registered after
 // the types above, outside their tables).
 constexpr const char* kFp8TypeName = "fp8";
+// The grouped rows' name in --gemm_types (grouped_bench.cu: bf16 grouped GEMM on mixture-of-experts
+// workloads; registered after the FP8 rows, outside the types' tables).
+constexpr const char* kGroupedTypeName = "grouped";
 
 // Result check against cuBLAS on set 0, as max |C - C_cublas| / max |C_cublas|
 // (inputs uniform in (-1, 1)). Both sides are the same product in different
@@ -327,6 +334,21 @@ double time_launches(int n, Launch&& launch, std::string* err) {
   return double(ms) * 1e-3;
 }
 
+// Warm-up (about 20 ms of calls of launch), then the number of calls that makes one timed batch at
+// least target_s long (0 when a call fails).
+template <class Launch>
+int calibrate_launches(double target_s, Launch&& launch, std::string* err) {
+  double t = time_launches(1, launch, err);
+  if (!err->empty()) return 0;
+  const int warm = static_cast<int>(std::min(1e5, std::max(1.0, std::ceil(20e-3 / std::max(t, 1e-9)))));
+  time_launches(warm, launch, err);
+  if (!err->empty()) return 0;
+  const int probe = static_cast<int>(std::min(1e5, std::max(1.0, std::ceil(0.5e-3 / std::max(t, 1e-9)))));
+  t = time_launches(probe, launch, err) / probe;
+  if (!err->empty()) return 0;
+  return static_cast<int>(std::max(1.0, std::min(std::ceil(target_s / std::max(t, 1e-9)), double(1 << 20))));
+}
+
 // "gemm::gemm failed: <status>" and the CUDA error behind it, if any (bench.cu).
 std::string launch_error(gemm::Status st);
 
@@ -338,6 +360,12 @@ void release_workspace();
 void register_fp8_benchmarks(const Options& opt);
 void print_fp8_summary(const Options& opt);
 void release_fp8_workspace();
+
+// The grouped rows (grouped_bench.cu): grouped/bf16/<contiguous|masked>/<workload> beside cuBLAS's
+// grouped GEMM and one dense call; their markdown table after the run; their buffers.
+void register_grouped_benchmarks(const Options& opt);
+void print_grouped_summary(const Options& opt);
+void release_grouped_workspace();
 
 // "MxNxK,..." (--gemm_shapes); throws Error on a bad shape.
 std::vector<Shape> parse_shapes(const std::string& spec);

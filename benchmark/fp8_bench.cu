@@ -169,24 +169,16 @@ gemm::Status ours(const Shape& s, const fp8* A, const fp8* B, bf16* C, const gem
 
 
 
+// Warm-up, then the number of launches (each on the next set) that makes a batch >= target_s.
+template <class Launch>
+int calibrate(Fp8Workspace& ws, double target_s, Launch&& launch, std::string* err) {
+  return calibrate_launches(target_s, [&](std::string* e) { return launch(ws.take(), e); }, err);
+}
+
 // Seconds for n launches (each on the next set) between two events; 0 and *err on failure.
 template <class Launch>
 double time_batch(Fp8Workspace& ws, int n, Launch&& launch, std::string* err) {
   return time_launches(n, [&](std::string* e) { return launch(ws.take(), e); }, err);
-}
-
-// Warm-up (about 20 ms of launches), then the number of launches that makes a batch >= target_s.
-template <class Launch>
-int calibrate(Fp8Workspace& ws, double target_s, Launch&& launch, std::string* err) {
-  double t = time_batch(ws, 1, launch, err);
-  if (!err->empty()) return 0;
-  const int warm = static_cast<int>(std::min(1e5, std::max(1.0, std::ceil(20e-3 / std::max(t, 1e-9)))));
-  time_batch(ws, warm, launch, err);
-  if (!err->empty()) return 0;
-  const int probe = static_cast<int>(std::min(1e5, std::max(1.0, std::ceil(0.5e-3 / std::max(t, 1e-9)))));
-  t = time_batch(ws, probe, launch, err) / probe;
-  if (!err->empty()) return 0;
-  return static_cast<int>(std::max(1.0, std::min(std::ceil(target_s / std::max(t, 1e-9)), double(1 << 20))));
 }
 
 // Ours runs sm_90a code: an H100 or H200 (compute capability 9.0) and nothing else.

@@ -26,11 +26,19 @@ void print_usage() {
       "stored n x k) with per-tensor, per-row/column or 1x128/128x128 block scales, bf16 C, each\n"
       "beside cuBLASLt in the same scale mode (counters pct_cublas, TFLOPS, cublas_TFLOPS,\n"
       "max_rel_diff_lt; select them alone with --benchmark_filter=fp8 or --gemm_types=fp8).\n"
+      "Grouped rows: grouped/bf16/<contiguous|masked>/<workload>, gemm::gemm_grouped_contiguous or\n"
+      "_masked on mixture-of-experts workloads (mixtral-up/-down, deepseek-up/-down, qwen3-up; decode\n"
+      "deepseek-decode-down in slots of 32 or 64 rows, and packed), seeded Zipf-like routing with\n"
+      "some empty experts, weights stored n x k, bf16 C, each beside cublasGemmGroupedBatchedEx on\n"
+      "the same problems and one dense gemm::gemm of as many tokens (counters TFLOPS, pct_cublas,\n"
+      "pct_dense, decode pct_hbm; select them alone with --benchmark_filter=grouped or\n"
+      "--gemm_types=grouped).\n"
       "\n"
       "Own flags (all Google Benchmark --benchmark_* flags work as usual):\n"
       "  --gemm_types=T,..      only these types, of: float (strict fp32), tf32, double, bf16,\n"
       "                         fp16, bf16_f32out, fp16_f32out (16-bit inputs, float C), fp8\n"
-      "                         (the FP8 rows) (default: all)\n"
+      "                         (the FP8 rows), grouped (the grouped rows) (default: all; the\n"
+      "                         grouped rows are left out when --gemm_shapes is given alone)\n"
       "  --gemm_layouts=L,..    these layouts (NN, NT, TN, TT) for every type and shape\n"
       "                         (default: NN everywhere, plus NT, TN, TT for float and bf16\n"
       "                         at 4096^3). NT/TN/TT rows exist for the presets compiled with\n"
@@ -195,12 +203,15 @@ int main(int argc, char** argv) {
     if (!opt.flow_only) {
       register_benchmarks(opt);
       register_fp8_benchmarks(opt);
+      register_grouped_benchmarks(opt);
       if (!opt.list_only) global_warmup();
       benchmark::RunSpecifiedBenchmarks();
       release_workspace();
       release_fp8_workspace();
+      release_grouped_workspace();
       if (!opt.list_only) print_summary(opt);
       if (!opt.list_only) print_fp8_summary(opt);
+      if (!opt.list_only) print_grouped_summary(opt);
       if (!opt.list_only && opt.shape_space) print_shape_space_summary(opt);
     }
     const bool flow =
@@ -217,6 +228,7 @@ int main(int argc, char** argv) {
   }
   release_workspace();
   release_fp8_workspace();
+  release_grouped_workspace();
   benchmark::Shutdown();
   return rc;
 }

@@ -150,8 +150,7 @@ const Args& with_scales(const Args& args, NoScales) { return args; }
 template <class In, class Out, class Op>
 ScaledArgs<In, Out, Op> with_scales(const EpilogueArgs<In, Out, Op>& args, const Scales& scales) {
   ScaledArgs<In, Out, Op> scaled;
-  static_cast<GemmArgs<In, Out>&>(scaled) = args;
-  scaled.epilogue = args.epilogue;
+  static_cast<EpilogueArgs<In, Out, Op>&>(scaled) = args;
   scaled.scales = scales;
   return scaled;
 }
@@ -477,3 +476,6 @@ Status gemm_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha
 }  // namespace blas
 }  // namespace gemm
 #include "plan.cuh"
+
+// Grouped GEMM (mixture-of-experts): device-side group sizes.
+#include "grouped.cuh"

@@ -33,6 +33,7 @@
 //   gemm::Scales::block(scale_a, ceil(k / 128) * m, scale_b, ceil(n / 128) * ceil(k / 128))
 #include <cstdint>
 #include "args.cuh"
+#include "epilogue.cuh"
 #include "status.cuh"
 
 namespace gemm {
@@ -73,11 +74,12 @@ struct Scales {
   }
 };
 
-// GemmArgs with scales (and the fused epilogue Epi, or none): what the kernels of an FP8 call with
-// scales receive. An FP8 call without scales gets plain GemmArgs (every scale 1).
+// EpilogueArgs with scales (Epi: the fused epilogue, or detail::NoEpilogue): what the kernels of an
+// FP8 call with scales receive. An FP8 call without scales gets plain GemmArgs (every scale 1).
+// (Derived from EpilogueArgs so that detail::epilogue_of, whose overloads the kernels' headers see
+// before this one, finds the epilogue.)
 template <class In, class Out, class Epi>
-struct ScaledArgs : GemmArgs<In, Out> {
-  Epi epilogue;
+struct ScaledArgs : EpilogueArgs<In, Out, Epi> {
   Scales scales;
 };
 
@@ -92,10 +94,6 @@ __host__ __device__ __forceinline__ NoScales scales_of(const GemmArgs<In, Out, k
 template <class In, class Out, class Epi>
 __host__ __device__ __forceinline__ const Scales& scales_of(const ScaledArgs<In, Out, Epi>& args) {
   return args.scales;
-}
-template <class In, class Out, class Epi>
-__host__ __device__ __forceinline__ const Epi& epilogue_of(const ScaledArgs<In, Out, Epi>& args) {
-  return args.epilogue;
 }
 template <class In, class Out, class Epi>
 GemmArgs<In, Out> without_epilogue(const ScaledArgs<In, Out, Epi>& args) = delete;  // (no pass drops an FP8 call's scales)

@@ -58,6 +58,9 @@ enum class Status {
   MisalignedScale,             // a scale pointer is not aligned to float
   ScaleSizeMismatch,           // a scale buffer holds fewer floats than its mode reads for this m, n, k
   UnsupportedScales,           // block scales through gemm::blas (the swap to the row-major core would exchange their shapes)
+  // Grouped calls (grouped.cuh):
+  NullPointerGroupRows,        // the offsets or counts pointer is null although there are groups
+  InvalidGroupRows,            // (gemm::grouped_status) a grouped call found offsets or counts out of range on the device
 };
 
 constexpr const char* to_string(Status s) {
@@ -150,6 +153,10 @@ constexpr const char* to_string(Status s) {
     case Status::UnsupportedScales:
       return "unsupported scales: block scales (1x128 on A, 128x128 on B) through gemm::blas would exchange their "
              "shapes; make the row-major call (gemm::gemm) of the transposed problem instead";
+    case Status::NullPointerGroupRows: return "null pointer: a grouped call needs its offsets (or counts) when groups > 0";
+    case Status::InvalidGroupRows:
+      return "invalid group rows: a grouped call found offsets (negative, decreasing, past total_rows) or counts "
+             "(negative, past max_rows) out of range on the device; they were clamped into the buffers";
   }
   return "unknown status";
 }

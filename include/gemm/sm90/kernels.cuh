@@ -160,12 +160,24 @@ struct CTarget {
   bool by_tma;
   MapPlace at;
 };
+// A group of a grouped call: at its first row of a contiguous C (its own entry of a masked one), and
+// through TMA only where the tile's rows lie wholly in the group (TMA clips rows only at the map's edge).
 template <class Args, class Entry>
-__device__ __forceinline__ CTarget c_target(const Entry& entry, int b, CStore c_store) {
-  CTarget t{c_store == CStore::Tma, MapPlace{Args::kBatching != Batch::None ? b : 0}};
+__device__ __forceinline__ CTarget c_target(const Args& params, const Entry& entry, const WorkUnit& u, int bm,
+                                            CStore c_store) {
+  CTarget t{c_store == CStore::Tma, MapPlace{Args::kBatching != Batch::None ? u.b : 0}};
   if constexpr (Args::kBatching == Batch::Pointers) t.by_tma = t.by_tma && address_place(entry.C, t.at);
+  if constexpr (detail::is_grouped<Args>) {
+    if (params.form == GroupedForm::Contiguous) t.at.z = 0, t.at.row = params.group_begin(u.b);
+    t.by_tma = t.by_tma && (u.tile_m + 1) * bm <= entry.m;
+  }
   return t;
 }
+
+// The scheduler of a call: the grouped one for grouped calls, else tiles (or k slices) in raster order.
+template <class Args, class Raster, bool kPersistent, bool kBatched>
+using SchedulerFor = std::conditional_t<detail::is_grouped<Args>, GroupedScheduler<Raster>,
+                                        TileScheduler<Raster, kPersistent, kBatched>>;
 
 // kSplitK: the split-K fixup is compiled in (compositions with HopperSplitK; in the others its
 // registers would only crowd the accumulators: 128x256 tiles spilled 320 bytes with it).
@@ -185,7 +197,9 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   if (!kPersistent && detail::beyond_batch(params)) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
-  const TileScheduler<Raster, kPersistent, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK, split_k.splits);
+  static_assert(!detail::is_grouped<Args> || kPersistent, "Grouped calls run on the persistent schedule.");
+  const SchedulerFor<Args, Raster, kPersistent, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK,
+                                                                split_k.splits);
   init_stages(st, &map_a, &map_b, Shape::kConsumers);
   // Launched with programmatic dependent launch (pointer arrays), the set-up above may overlap the
   // stream's previous kernel; the pointer arrays (and C) are touched only once that kernel is done.
@@ -217,7 +231,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         if (!split_k_reduce<Shape>(acc, split_k, u.tile, u.split, consumer, rows_in, st.split_flag())) continue;
       }
     }
-    const CTarget c = c_target<Args>(args, u.b, c_store);
+    const CTarget c = c_target(params, args, u, Shape::BM, c_store);
     store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, row, c_store, c.by_tma, c.at,
                                       kBatched ? pairs_aligned(args) : pairs_unbatched);
   }
@@ -237,6 +251,7 @@ __global__ void __launch_bounds__(128 * 3, 1)
                     const SplitKWork split_k) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(Shape::kPingPong && Shape::kConsumers == 2, "pingpong_kernel: two consumers taking whole tiles.");
+  static_assert(!detail::is_grouped<Args>, "Grouped calls run on the cooperative schedule.");
   constexpr bool kBatched = Args::kBatching != Batch::None;
   constexpr bool kPointers = Args::kBatching == Batch::Pointers;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -265,7 +280,7 @@ __global__ void __launch_bounds__(128 * 3, 1)
     issue_mainloop<Shape>(acc, st, pos, previous, 0, u.k_blocks, leader);
     if (w + sched.stride < sched.count) ptx::named_barrier_arrive(turn_barrier(1 - consumer), 256);
     finish_mainloop<Shape>(acc, st, previous, leader);
-    const CTarget c = c_target<Args>(args, u.b, c_store);
+    const CTarget c = c_target(params, args, u, Shape::BM, c_store);
     store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, 0, c_store, c.by_tma, c.at,
                                       kBatched ? pairs_aligned(args) : pairs_unbatched);
     pos.advance(sched.k_blocks);  // the other consumer's unit

@@ -22,6 +22,8 @@
 #include "../detail/vector.cuh"
 #include "../detail/k_slices.cuh"
 #include "../detail/workspace.cuh"
+#include "../grouped_args.cuh"
+#include "../kernel/group_units_kernel.cuh"
 #include "../kernel/scratch_copies.cuh"
 #include "../kernel/split_kernel.cuh"
 #include "../kernel/transpose_kernel.cuh"
@@ -556,6 +558,35 @@ struct HopperPolicy {
     return sm90::make_tensor_map(map, base, m, n, ldc, Chunk::kRows, Chunk::kCols, batch, stride_c);
   }
 
+  // A grouped call (grouped.cuh; A stored as written, B either way for 16-bit types): the groups'
+  // tiles counted on the device into stream-ordered scratch (count_group_units), then the persistent
+  // cooperative kernel over exactly those tiles. Nothing is staged: the host cannot see the groups.
+  template <class T, class Args>
+  static Status launch_grouped(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    static_assert(Schedule::kPersistent && !Schedule::kPingPong,
+                  "Grouped calls run on the persistent cooperative schedule (PersistentProducerConsumer).");
+    if (dev.arch != 90) return Status::UnsupportedArchitecture;
+    const auto run = [&](auto layouts) {
+      using L = decltype(layouts);
+      using S = Shape<typename Args::Element, Op::N, L::b>;
+      constexpr auto kKernel = kernel<Args, S>();
+      if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
+      detail::StreamWorkspace workspace(stream, dev.device);
+      char* scratch = nullptr;
+      if (Status s = workspace.allocate(scratch, (static_cast<std::size_t>(args.batch) + 1) * sizeof(int));
+          s != Status::Success)
+        return s;
+      Args a = args;
+      a.units = reinterpret_cast<int*>(scratch);
+      if (Status s = detail::count_group_units(a, S::BM, S::BN, const_cast<int*>(a.units), dev, stream);
+          s != Status::Success)
+        return s;
+      return launch_host_maps<S, kKernel>(a, dev, stream, sm90::SplitKWork{});
+    };
+    if constexpr (is_k_major_only<T>) return run(detail::Ops<Op::N, Op::T>{});
+    else return args.op_b == Op::T ? run(detail::Ops<Op::N, Op::T>{}) : run(detail::Ops<Op::N, Op::N>{});
+  }
+
   // One call or a strided batch: every map encoded here.
   template <class S, auto kKernel, class Args>
   static Status launch_host_maps(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
@@ -578,12 +609,19 @@ struct HopperPolicy {
     const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
     if constexpr (Schedule::kWarpSpecialized) {
       CUtensorMap map_c{};
-      // TMA writes C where it is aligned and a batch's C entries are whole 3-D slices (stride >= m x ldc).
-      const sm90::CStore c_store = c_store_of(
-          args, detail::c_aligned(args, 16) && (!kBatched || args.stride_c >= static_cast<long long>(args.m) * args.ldc));
+      // TMA writes C where it is aligned and a batch's C entries are whole 3-D slices (stride >= m x ldc);
+      // a contiguous grouped call's C is one matrix of m (max_rows) rows, its groups placed by row.
+      long long c_depth = kBatched ? args.batch : 0, c_stride = args.stride_c;
+      bool c_by_tma = detail::c_aligned(args, 16) && (!kBatched || args.stride_c >= static_cast<long long>(args.m) * args.ldc);
+      if constexpr (detail::is_grouped<Args>) {
+        if (args.form == GroupedForm::Contiguous) {
+          c_depth = 1, c_stride = static_cast<long long>(args.m) * args.ldc;
+          c_by_tma = detail::c_aligned(args, 16);
+        }
+      }
+      const sm90::CStore c_store = c_store_of(args, c_by_tma);
       if (c_store == sm90::CStore::Tma) {
-        if (Status s = make_c_map(map_c, args.C, args.m, args.n, args.ldc, kBatched ? args.batch : 0, args.stride_c);
-            s != Status::Success)
+        if (Status s = make_c_map(map_c, args.C, args.m, args.n, args.ldc, c_depth, c_stride); s != Status::Success)
           return s;
       }
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,

@@ -5,6 +5,7 @@
 // filled by the warpgroup's 128 threads with ordinary loads instead.
 #include <cuda.h>
 #include "../detail/batch.cuh"
+#include "../grouped_args.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "barriers.cuh"
 #include "mainloop.cuh"
@@ -35,6 +36,7 @@ __device__ __forceinline__ void produce(const Stages<Shape>& st, const Sched& sc
       by_tma = address_place(entry.A, src_a.at) && address_place(entry.B, src_b.at);
     } else if constexpr (kBatched) {
       src_a.at.z = params.stride_a != 0 ? u.b : 0, src_b.at.z = params.stride_b != 0 ? u.b : 0;
+      if constexpr (detail::is_grouped<Args>) src_a.at.row = params.group_begin(u.b);
     }
     const int m0 = u.tile_m * Shape::BM, n0 = u.tile_n * Shape::BN;
     // (An address map's boxes wholly outside the entry are not copied: OperandTile::boxes_within.)

@@ -63,4 +63,51 @@ struct TileScheduler {
   }
 };
 
+// The grouped scheduler (grouped_args.cuh): the units are every group's tiles, counted on the device
+// before the kernel (units[g]: group g's first unit, units[groups]: all of them), so that empty groups
+// cost nothing and no host ever sees the group sizes. Unit w belongs to the group g with
+// units[g] <= w < units[g + 1] (a binary search over a few hundred cached words); within a group the
+// tiles go row by row. Persistent, one k slice per tile.
+template <class Raster>
+struct GroupedScheduler {
+  using Work = int;
+  int tiles_n, groups, k_blocks, bm;
+  const int* units;
+  Work count, first, stride;
+
+  template <class Args>
+  __device__ GroupedScheduler(const Args& params, int bm_, int bn, int bk, int /*splits*/)
+      : tiles_n((params.n + bn - 1) / bn),
+        groups(params.batch),
+        k_blocks((params.k + bk - 1) / bk),
+        bm(bm_),
+        units(params.units),
+        count(params.units[params.batch]),
+        first(static_cast<Work>(blockIdx.x)),
+        stride(static_cast<Work>(gridDim.x)) {}
+
+  __device__ WorkUnit unit(Work w) const {
+    int lo = 0, hi = groups;  // the last g with units[g] <= w
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      if (__ldg(units + mid) <= w) lo = mid;
+      else hi = mid;
+    }
+    // Down the group's tile rows first: the blocks running at once share its B columns, which then
+    // come from DRAM once (a Mixtral expert's weight, 117 MB, does not fit in L2), while its rows of A
+    // stay in L2.
+    WorkUnit u;
+    u.b = lo;
+    u.tile = w;
+    const int begin = __ldg(units + lo), tiles_m = (__ldg(units + lo + 1) - begin) / tiles_n;
+    const int local = w - begin;
+    u.tile_n = local / tiles_m;
+    u.tile_m = local - u.tile_n * tiles_m;
+    u.split = 0;
+    u.k_begin = 0;
+    u.k_blocks = k_blocks;
+    return u;
+  }
+};
+
 }  // namespace gemm::sm90

@@ -107,9 +107,11 @@ Status make_address_map(CUtensorMap& map, long long rows, long long cols, long l
 }
 
 // Where a matrix lies in its map beyond the matrix's own two coordinates: nowhere (a 2-D map),
-// entry z of a batch (3-D), or its address (z, w) = (u, v) in an address map (4-D).
+// entry z of a batch (3-D), or its address (z, w) = (u, v) in an address map (4-D); row: rows of the
+// map before the matrix's first (a group of a contiguous grouped call: its first row in A and C).
 struct MapPlace {
   int z = 0, w = 0;
+  int row = 0;
 };
 
 // The place of the matrix at p in an address map; false if it has none (p not 16-byte aligned).
@@ -127,16 +129,16 @@ template <int kRank>
 __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int c0, int c1, MapPlace at,
                                          std::uint64_t* bar) {
   static_assert(kRank >= 2 && kRank <= 4, "Tensor maps here have 2, 3 or 4 dimensions.");
-  if constexpr (kRank == 2) ptx::tma_load_2d(dst, map, c0, c1, bar), (void)at;
-  else if constexpr (kRank == 3) ptx::tma_load_3d(dst, map, c0, c1, at.z, bar);
-  else ptx::tma_load_4d(dst, map, c0, c1, at.z, at.w, bar);
+  if constexpr (kRank == 2) ptx::tma_load_2d(dst, map, c0, c1 + at.row, bar);
+  else if constexpr (kRank == 3) ptx::tma_load_3d(dst, map, c0, c1 + at.row, at.z, bar);
+  else ptx::tma_load_4d(dst, map, c0, c1 + at.row, at.z, at.w, bar);
 }
 template <int kRank>
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int c0, int c1, MapPlace at) {
   static_assert(kRank >= 2 && kRank <= 4, "Tensor maps here have 2, 3 or 4 dimensions.");
-  if constexpr (kRank == 2) ptx::tma_store_2d(map, src, c0, c1), (void)at;
-  else if constexpr (kRank == 3) ptx::tma_store_3d(map, src, c0, c1, at.z);
-  else ptx::tma_store_4d(map, src, c0, c1, at.z, at.w);
+  if constexpr (kRank == 2) ptx::tma_store_2d(map, src, c0, c1 + at.row);
+  else if constexpr (kRank == 3) ptx::tma_store_3d(map, src, c0, c1 + at.row, at.z);
+  else ptx::tma_store_4d(map, src, c0, c1 + at.row, at.z, at.w);
 }
 
 }  // namespace gemm::sm90
