@@ -23,7 +23,8 @@ inline constexpr bool kFused = std::is_same_v<T, float> || std::is_same_v<T, dou
 template <class T, class Out, class P>
 void fused_entry(Entry* out, int& n) {
   using Fused = gemm::Status (*)(gemm::GemmArgs<gemm::storage_t<T>, Out>,
-                                 const gemm::Epilogue<Out, gemm::act::GeluTanh, Out>&, cudaStream_t);
+                                 const gemm::Epilogue<Out, gemm::act::GeluTanh, Out>&, cudaStream_t,
+                                 const gemm::detail::NoScales&);
   const Fused fused =
       &gemm::detail::run_fused<T, P, gemm::detail::Ops<gemm::Op::N, gemm::Op::N>, false, Out, gemm::act::GeluTanh, Out>;
   out[n++] = reinterpret_cast<Entry>(fused);

@@ -89,6 +89,10 @@ TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gp
   gemm_test::run_case<Tuned, __half, float>(Case{16, 2048, 4096, 1.0, 0.5}.with_ops(Op::N, Op::T));
   gemm_test::run_case<Tuned, gemm::tf32>(Case{8, 1024, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
   gemm_test::run_case<Tuned, gemm::tf32>(Case{8, 1024, 4096, 1.0, 0.5}.with_ops(Op::T, Op::N));
+  // k blocks that 16 slices do not share out evenly: 65 blocks of 64 (16 x 1024: 8 decode tiles, 16
+  // slices asked) make 13 slices of 5; 16 would leave the last three with none.
+  gemm_test::run_case<Tuned, bf16>(Case{16, 1024, 65 * 64, 1.0, 0.5}.with_ops(Op::N, Op::T));
+  gemm_test::run_case<Tuned::HopperDecode, bf16>(Case{16, 1024, 65 * 64 - 8, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
 }
 
 TEST_CASE("Hopper split-K: Tuned on decode and long-k shapes, with the plan's scratch", "[gpu][hopper][splitk]") {
