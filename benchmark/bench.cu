@@ -476,6 +476,21 @@ Events& events() {
   static Events e;
   return e;
 }
+bool sm90_device(const char* need, std::string* why) {
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+    cudaGetLastError();
+    *why = "no CUDA device";
+    return false;
+  }
+  if (major == 9 && minor == 0) return true;
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) cudaGetLastError();
+  *why = fmt("%s; this is %s, compute capability %d.%d", need, p.name, major, minor);
+  return false;
+}
 std::string launch_error(gemm::Status st) {
   std::string e = std::string("gemm::gemm failed: ") + gemm::to_string(st);
   if (gemm::last_cuda_error() != cudaSuccess)

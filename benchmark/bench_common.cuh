@@ -349,6 +349,10 @@ int calibrate_launches(double target_s, Launch&& launch, std::string* err) {
   return static_cast<int>(std::max(1.0, std::min(std::ceil(target_s / std::max(t, 1e-9)), double(1 << 20))));
 }
 
+// Whether the current device is an sm_90 GPU (what sm_90a code runs on: the FP8 and grouped rows);
+// if not, *why says "<need>; this is <name>, compute capability <x.y>" (or that there is no device).
+bool sm90_device(const char* need, std::string* why);
+
 // "gemm::gemm failed: <status>" and the CUDA error behind it, if any (bench.cu).
 std::string launch_error(gemm::Status st);
 

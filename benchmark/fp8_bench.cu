@@ -181,26 +181,6 @@ double time_batch(Fp8Workspace& ws, int n, Launch&& launch, std::string* err) {
   return time_launches(n, [&](std::string* e) { return launch(ws.take(), e); }, err);
 }
 
-// Ours runs sm_90a code: an H100 or H200 (compute capability 9.0) and nothing else.
-bool fp8_device(std::string* why) {
-  static int ok = -1;
-  static std::string msg;
-  if (ok < 0) {
-    int dev = 0;
-    cudaDeviceProp p{};
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
-      cudaGetLastError();
-      ok = 0, msg = "no CUDA device";
-    } else {
-      ok = p.major == 9 && p.minor == 0;
-      msg = fmt("the FP8 rows need an sm_90 GPU (FP8 wgmma); this is %s, compute capability %d.%d", p.name, p.major,
-                p.minor);
-    }
-  }
-  if (!ok) *why = msg;
-  return ok == 1;
-}
-
 // ===========================================================================
 // Rows
 // ===========================================================================
@@ -228,7 +208,7 @@ void run_fp8_row(benchmark::State& state, Fp8Record* r, const Options* opt) {
   };
   if (!r->error.empty()) return fail(r->error);
   std::string why;
-  if (!fp8_device(&why)) return fail(r->name + ": " + why);
+  if (!sm90_device("the FP8 rows need an sm_90 GPU (FP8 wgmma)", &why)) return fail(r->name + ": " + why);
   try {
     Fp8Workspace& ws = fp8_workspace(r->shape);
     const Shape& s = ws.s;

@@ -321,19 +321,6 @@ double hbm_bytes_per_s() {
   return bw;
 }
 
-bool grouped_device(std::string* why) {
-  int dev = 0;
-  cudaDeviceProp p{};
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
-    cudaGetLastError();
-    *why = "no CUDA device";
-    return false;
-  }
-  if (p.major == 9 && p.minor == 0) return true;
-  *why = fmt("grouped GEMM needs an sm_90 GPU; this is %s, compute capability %d.%d", p.name, p.major, p.minor);
-  return false;
-}
-
 void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* opt) {
   auto fail = [&](const std::string& msg) {
     if (r->error.empty()) r->error = msg;
@@ -341,7 +328,7 @@ void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* o
   };
   if (!r->error.empty()) return fail(r->error);
   std::string why;
-  if (!grouped_device(&why)) return fail(r->name + ": " + why);
+  if (!sm90_device("grouped GEMM needs an sm_90 GPU", &why)) return fail(r->name + ": " + why);
   try {
     GroupedWorkspace& ws = grouped_workspace(*r);
     const Workload& w = ws.w;

@@ -26,6 +26,7 @@
 #include <vector>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
+#include <gemm/reference.hpp>
 #include <gemm/gemm.cuh>
 #include "../benchmark/cublaslt_fp8.cuh"
 #include "../examples/support.cuh"
@@ -46,9 +47,8 @@ void reference(int m, int n, int k, const std::vector<double>& a, const std::vec
                std::vector<double>* mag) {
   c->assign(static_cast<size_t>(m) * n, 0.0);
   if (mag) mag->assign(c->size(), 0.0);
-  const int threads = static_cast<int>(std::max(1u, std::min(64u, std::thread::hardware_concurrency())));
-  auto rows = [&](int first) {
-    for (int i = first; i < m; i += threads)
+  auto rows = [&](long long begin, long long end) {
+    for (long long i = begin; i < end; ++i)
       for (int j = 0; j < n; ++j) {
         const double* x = &a[static_cast<size_t>(i) * k];
         const double* y = &b[static_cast<size_t>(j) * k];
@@ -61,9 +61,7 @@ void reference(int m, int n, int k, const std::vector<double>& a, const std::vec
         if (mag) (*mag)[static_cast<size_t>(i) * n + j] = t;
       }
   };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(rows, t);
-  for (auto& t : pool) t.join();
+  gemm::reference::parallel_rows(m, rows);
 }
 
 // One operand quantized to e4m3: its values, its scales in gemm::Scales' layout, and the dequantized

@@ -74,12 +74,7 @@ __global__ void grouped_scale_c_kernel(const Args args) {
   const long long gb = batch_index();
   if (gb >= args.batch) return;
   const int g = static_cast<int>(gb);
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    const bool bad = args.form == GroupedForm::Masked
-                         ? args.rows[g] < 0 || args.rows[g] > args.max_rows
-                         : args.rows[g] < 0 || args.rows[g + 1] < args.rows[g] || args.rows[g + 1] > args.max_rows;
-    if (bad) atomicOr(args.error, 1u);
-  }
+  if (blockIdx.x == 0 && threadIdx.x == 0 && !args.group_in_range(g)) atomicOr(args.error, 1u);
   if (args.beta == 1) return;
   const int rows = args.group_rows(g);
   const long long begin = args.group_begin(g);
@@ -98,19 +93,16 @@ Status run_grouped(GroupedArgs<storage_t<T>, Out> args, cudaStream_t stream) {
                 "gemm grouped: T is __nv_bfloat16 or __half, C holds T or float.");
   using In = storage_t<T>;
   const bool masked = args.form == GroupedForm::Masked;
-  // The host's checks, in the order of the arguments.
+  // The host's checks, in the order of the arguments (m is max_rows: every entry's, or all of A's).
   if (args.batch < 0) return Status::InvalidBatchCount;
-  if (args.max_rows < 0 || args.n < 0 || args.k < 0) return Status::InvalidSize;
-  if (args.lda < (args.k > 1 ? args.k : 1)) return Status::InvalidLeadingDimensionA;
-  const int b_row = args.op_b == Op::T ? args.k : args.n, b_rows = args.op_b == Op::T ? args.n : args.k;
-  if (args.ldb < (b_row > 1 ? b_row : 1)) return Status::InvalidLeadingDimensionB;
-  if (args.ldc < (args.n > 1 ? args.n : 1)) return Status::InvalidLeadingDimensionC;
-  if (masked && args.batch > 1 && args.stride_a < static_cast<long long>(args.max_rows) * args.lda)
+  if (Status s = validate_sizes(args); s != Status::Success) return s;
+  const int b_rows = args.op_b == Op::T ? args.n : args.k;
+  if (masked && args.batch > 1 && args.stride_a < static_cast<long long>(args.max_rows()) * args.lda)
     return Status::InvalidStrideA;
   if (args.stride_b < 0) return Status::InvalidStrideB;
-  if (masked && args.batch > 1 && args.stride_c < static_cast<long long>(args.max_rows) * args.ldc)
+  if (masked && args.batch > 1 && args.stride_c < static_cast<long long>(args.max_rows()) * args.ldc)
     return Status::InvalidStrideC;
-  if (args.batch == 0 || args.max_rows == 0 || args.n == 0) return Status::Success;
+  if (args.batch == 0 || args.max_rows() == 0 || args.n == 0) return Status::Success;
   if (args.rows == nullptr) return Status::NullPointerGroupRows;
   if (args.C == nullptr) return Status::NullPointerC;
   if (!aligned_to(args.C, alignof(Out))) return Status::MisalignedC;
@@ -118,13 +110,10 @@ Status run_grouped(GroupedArgs<storage_t<T>, Out> args, cudaStream_t stream) {
   if (product) {
     if (args.A == nullptr) return Status::NullPointerA;
     if (args.B == nullptr) return Status::NullPointerB;
-    // TMA reads A and B as stored: 16-byte-aligned pointers, rows and entry strides.
-    const auto tma = [](const In* p, int ld, long long stride) {
-      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && (static_cast<long long>(ld) * sizeof(In)) % 16 == 0 &&
-             (stride * static_cast<long long>(sizeof(In))) % 16 == 0;
-    };
-    if (!tma(args.A, args.lda, masked ? args.stride_a : 0)) return Status::MisalignedA;
-    if (!tma(args.B, args.ldb, args.stride_b)) return Status::MisalignedB;
+    // TMA reads A and B as stored: 16-byte-aligned pointers, rows and entry strides (a contiguous
+    // A's stride is 0).
+    if (!a_aligned(args, 16)) return Status::MisalignedA;
+    if (!b_aligned(args, 16)) return Status::MisalignedB;
     if (args.stride_b != 0 && args.batch > 1 && args.stride_b < static_cast<long long>(b_rows) * args.ldb)
       return Status::InvalidStrideB;
   }
@@ -132,11 +121,10 @@ Status run_grouped(GroupedArgs<storage_t<T>, Out> args, cudaStream_t stream) {
   if (Status s = query_device(dev); s != Status::Success) return s;
   if (dev.arch != 90) return Status::UnsupportedArchitecture;
   if (Status s = grouped_error_flag(dev.device, args.error); s != Status::Success) return s;
-  args.m = args.max_rows;
   if (!product) {
     // Blocks along x over a group's rows, the groups along y and z (detail::Grid); launched for
     // beta == 1 too, to check the rows.
-    const long long blocks = std::min<long long>(ceil_div(static_cast<long long>(args.max_rows) * args.n, 256), 1024);
+    const long long blocks = std::min<long long>(ceil_div(static_cast<long long>(args.max_rows()) * args.n, 256), 1024);
     return launch_kernel<&grouped_scale_c_kernel<GroupedArgs<In, Out>>>(Grid(blocks, args.batch), 256, 0, stream, dev,
                                                                         args);
   }
@@ -157,7 +145,7 @@ Status gemm_grouped_contiguous(Op op_b, int groups, int total_rows, int n, int k
   static_cast<GemmArgs<storage_t<T>, Out, Batch::Strided>&>(args) = {total_rows, n, k, alpha, A, lda, B, ldb, beta,
                                                                      C, ldc, Op::N, op_b};
   args.batch = groups, args.stride_a = 0, args.stride_b = stride_b, args.stride_c = 0;
-  args.form = GroupedForm::Contiguous, args.rows = offsets, args.max_rows = total_rows;
+  args.form = GroupedForm::Contiguous, args.rows = offsets;
   return detail::run_grouped<T, Out>(args, stream);
 }
 
@@ -170,7 +158,7 @@ Status gemm_grouped_masked(Op op_b, int groups, int max_rows, int n, int k, scal
   static_cast<GemmArgs<storage_t<T>, Out, Batch::Strided>&>(args) = {max_rows, n, k, alpha, A, lda, B, ldb, beta,
                                                                      C, ldc, Op::N, op_b};
   args.batch = groups, args.stride_a = stride_a, args.stride_b = stride_b, args.stride_c = stride_c;
-  args.form = GroupedForm::Masked, args.rows = counts, args.max_rows = max_rows;
+  args.form = GroupedForm::Masked, args.rows = counts;
   return detail::run_grouped<T, Out>(args, stream);
 }
 

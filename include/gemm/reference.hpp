@@ -14,15 +14,34 @@ struct Identity {
   using type = T;
 };
 
+// Calls rows(begin, end) over [0, count) split into contiguous ranges, one per thread: threads = 0
+// uses every hardware thread, 1 runs on the caller's thread.
+template <class Rows>
+void parallel_rows(long long count, Rows&& rows, int threads = 0) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::max(1LL, std::min<long long>(threads, count)));
+  if (threads == 1) {
+    rows(0LL, count);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const long long per = (count + threads - 1) / threads;
+  for (int t = 0; t < threads; ++t) {
+    const long long begin = t * per, end = std::min(count, begin + per);
+    if (begin < end) pool.emplace_back([&rows, begin, end] { rows(begin, end); });
+  }
+  for (auto& th : pool) th.join();
+}
+
 // threads = 0 uses every hardware thread; 1 runs single-threaded (a CPU baseline).
 // C_in (of type TC, which is never deduced) may be null when beta == 0 (it is then not read).
 template <class TA, class TC = TA>
 void gemm(bool a_transposed, bool b_transposed, int m, int n, int k, double alpha, const TA* A, int lda, const TA* B,
           int ldb, double beta, const typename Identity<TC>::type* C_in, int ldc, double* C_out, int ldc_out,
           int threads = 0) {
-  auto rows = [&](int row_begin, int row_end) {
+  auto rows = [&](long long row_begin, long long row_end) {
     std::vector<double> acc(static_cast<size_t>(n)), a_row(static_cast<size_t>(k));
-    for (int i = row_begin; i < row_end; ++i) {
+    for (int i = static_cast<int>(row_begin); i < row_end; ++i) {
       for (int p = 0; p < k; ++p)
         a_row[p] = static_cast<double>(a_transposed ? A[static_cast<long long>(p) * lda + i]
                                                     : A[static_cast<long long>(i) * lda + p]);
@@ -47,19 +66,7 @@ void gemm(bool a_transposed, bool b_transposed, int m, int n, int k, double alph
         out[j] = alpha * acc[j] + (beta != 0.0 ? beta * static_cast<double>(c_in[j]) : 0.0);
     }
   };
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::max(1, std::min(threads, m));
-  if (threads == 1) {
-    rows(0, m);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const int per = (m + threads - 1) / threads;
-  for (int t = 0; t < threads; ++t) {
-    const int begin = t * per, end = std::min(m, begin + per);
-    if (begin < end) pool.emplace_back(rows, begin, end);
-  }
-  for (auto& th : pool) th.join();
+  parallel_rows(m, rows, threads);
 }
 
 // Row-major A and B.

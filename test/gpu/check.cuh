@@ -166,6 +166,25 @@ const char* type_label() {
   return gemm::type_name<T, gemm::storage_t<T>>();
 }
 
+// How many elements of C's allocation outside its m x n elements (its padding, the space before C,
+// the guard row after it) differ from what the allocation held before the call; the first few are
+// named in `first`.
+template <class Out>
+long long writes_outside_c(const std::vector<Out>& out, const std::vector<Out>& before, const Case& c,
+                           std::ostringstream& first) {
+  const int ldc = c.ldc();
+  long long stray = 0;
+  for (size_t idx = 0; idx < out.size(); ++idx) {
+    const bool inside = idx >= static_cast<size_t>(c.offset_c) && idx < c.offset_c + static_cast<size_t>(c.m) * ldc &&
+                        static_cast<int>((idx - c.offset_c) % ldc) < c.n;
+    if (!inside && std::memcmp(&out[idx], &before[idx], sizeof(Out)) != 0) {
+      if (stray < 3) first << "  write outside C at element " << idx << "\n";
+      ++stray;
+    }
+  }
+  return stray;
+}
+
 // Runs the case with math type T and C of type Out, and checks every element of C against an fp64
 // host reference from the same inputs, and that nothing outside C was written.
 template <class Policy, class T, class Out = gemm::storage_t<T>>
@@ -247,15 +266,7 @@ void run_case(const Case& c) {
       }
     }
   // Nothing outside C's m x n elements may change: the padding, the space before C, the guard row.
-  long long stray = 0;
-  for (size_t idx = 0; idx < out.size(); ++idx) {
-    const bool inside = idx >= static_cast<size_t>(c.offset_c) && idx < c.offset_c + static_cast<size_t>(c.m) * ldc &&
-                        static_cast<int>((idx - c.offset_c) % ldc) < c.n;
-    if (!inside && std::memcmp(&out[idx], &c0[idx], sizeof(Out)) != 0) {
-      if (stray < 3) first << "  write outside C at element " << idx << "\n";
-      ++stray;
-    }
-  }
+  const long long stray = writes_outside_c(out, c0, c, first);
   // Normwise, the error is measured against the size of the terms summed (sum |alpha a b| + |beta c|),
   // not against |C|: C itself can be tiny through cancellation (a 1 x 1 product of k = 2 random
   // terms, say), where any rounding is a large fraction of |C| and no kernel could do better.

@@ -345,14 +345,7 @@ struct Problem {
         }
       }
     };
-    const int threads = std::max(1, std::min(m, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))));
-    std::vector<std::thread> pool;
-    const int per = (m + threads - 1) / threads;
-    for (int t = 0; t < threads; ++t) {
-      const int begin = t * per, end = std::min(m, begin + per);
-      if (begin < end) pool.emplace_back(rows, begin, end);
-    }
-    for (auto& th : pool) th.join();
+    gemm::reference::parallel_rows(m, rows);
   }
 
   // Every element of C against the reference: within the bound where the reference is finite;
@@ -393,15 +386,7 @@ struct Problem {
           ++wrong;
         }
       }
-    long long stray = 0;
-    for (size_t idx = 0; idx < out.size(); ++idx) {
-      const bool inside = idx >= static_cast<size_t>(c.offset_c) && idx < c.offset_c + static_cast<size_t>(c.m) * ldc &&
-                          static_cast<int>((idx - c.offset_c) % ldc) < c.n;
-      if (!inside && std::memcmp(&out[idx], &c0[idx], sizeof(Out)) != 0) {
-        if (stray < 3) first << "  write outside C at element " << idx << "\n";
-        ++stray;
-      }
-    }
+    const long long stray = gemm_test::writes_outside_c(out, c0, c, first);
     // (Normwise against the size of the summed terms, as check.cuh: C itself can be tiny.)
     const double rel_to_terms = scale2 > 0 ? std::sqrt(err2 / scale2) : std::sqrt(err2);
     INFO("wrong elements: " << wrong << ", non-finite expected: " << non_finite << ", stray writes: " << stray

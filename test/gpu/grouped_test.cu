@@ -309,15 +309,9 @@ struct Problem {
         }
       }
     };
-    const size_t threads =
-        std::max<size_t>(1, std::min<size_t>(work.size() / 8 + 1, std::max(1u, std::thread::hardware_concurrency())));
-    std::vector<std::thread> pool;
-    const size_t per = (work.size() + threads - 1) / threads;
-    for (size_t t = 0; t < threads; ++t) {
-      const size_t begin = t * per, end = std::min(work.size(), begin + per);
-      if (begin < end) pool.emplace_back(rows, begin, end);
-    }
-    for (auto& th : pool) th.join();
+    // (At least 8 rows a thread: a few rows are not worth a thread's start.)
+    const int most = static_cast<int>(std::min<size_t>(work.size() / 8 + 1, std::max(1u, std::thread::hardware_concurrency())));
+    gemm::reference::parallel_rows(static_cast<long long>(work.size()), rows, most);
 
     const ErrorModel<T, Out> model;
     long long wrong = 0, stray = 0;

@@ -3,7 +3,7 @@
 // their running sum (units[g]: the group's first work unit; units[groups]: all of them), so that the
 // persistent kernel shares out exactly the tiles that exist without the host ever seeing the group
 // sizes. One block; rows the buffers cannot hold (negative, decreasing offsets, past max_rows) are
-// clamped as the kernel clamps them (grouped_args.cuh) and flagged in *error.
+// clamped and flagged through GroupedArgs' own checks (grouped_args.cuh), as every kernel sees them.
 #include "../detail/launch.cuh"
 #include "../grouped_args.cuh"
 
@@ -11,39 +11,24 @@ namespace gemm::detail {
 
 inline constexpr int kGroupUnitsThreads = 1024;
 
-// (A template, as every kernel in these headers: each program that includes them gets one copy.)
-template <int = 0>
+// (units: args.units, which the kernels read as const, written here.)
+template <class Args>
 __global__ void __launch_bounds__(kGroupUnitsThreads)
-    group_units_kernel(const int* rows, int groups, GroupedForm form, int max_rows, int tile_rows, int tiles_n,
-                       int* units, unsigned* error) {
+    group_units_kernel(const Args args, int tile_rows, int tiles_n, int* units) {
   __shared__ int sums[kGroupUnitsThreads];
+  const int groups = static_cast<int>(args.batch);
   const int t = threadIdx.x;
   const int per = (groups + kGroupUnitsThreads - 1) / kGroupUnitsThreads;
   const int g0 = min(groups, t * per), g1 = min(groups, g0 + per);
-  // Group g's tiles, and whether its rows were out of range.
-  const auto tiles_of = [&](int g, bool& bad) {
-    int n_rows;
-    if (form == GroupedForm::Masked) {
-      const int c = rows[g];
-      bad = c < 0 || c > max_rows;
-      n_rows = c < 0 ? 0 : (c > max_rows ? max_rows : c);
-    } else {
-      const int b = rows[g], e = rows[g + 1];
-      bad = b < 0 || e < b || e > max_rows;
-      const int cb = b < 0 ? 0 : (b > max_rows ? max_rows : b);
-      const int ce = e > max_rows ? max_rows : e;
-      n_rows = ce > cb ? ce - cb : 0;
-    }
-    return (n_rows + tile_rows - 1) / tile_rows * tiles_n;
-  };
+  // Group g's tiles, its rows clamped as the kernels clamp them.
+  const auto tiles_of = [&](int g) { return (args.group_rows(g) + tile_rows - 1) / tile_rows * tiles_n; };
   int mine = 0;
   bool any_bad = false;
   for (int g = g0; g < g1; ++g) {
-    bool bad;
-    mine += tiles_of(g, bad);
-    any_bad = any_bad || bad;
+    mine += tiles_of(g);
+    any_bad = any_bad || !args.group_in_range(g);
   }
-  if (any_bad) atomicOr(error, 1u);
+  if (any_bad) atomicOr(args.error, 1u);
   // Inclusive scan of the threads' sums (Hillis-Steele), then each thread writes its groups' starts.
   sums[t] = mine;
   __syncthreads();
@@ -56,18 +41,18 @@ __global__ void __launch_bounds__(kGroupUnitsThreads)
   int start = sums[t] - mine;
   for (int g = g0; g < g1; ++g) {
     units[g] = start;
-    bool bad;
-    start += tiles_of(g, bad);
+    start += tiles_of(g);
   }
   if (t == kGroupUnitsThreads - 1) units[groups] = sums[t];
 }
 
+// Counts args' units into `units` (groups + 1 ints of device memory) for tiles of tile_rows x tile_cols.
 template <class Args>
 Status count_group_units(const Args& args, int tile_rows, int tile_cols, int* units, const DeviceInfo& dev,
                          cudaStream_t stream) {
   const int tiles_n = static_cast<int>(ceil_div(args.n, tile_cols));
-  return launch_kernel<&group_units_kernel<>>(Grid(1), kGroupUnitsThreads, 0, stream, dev, args.rows, args.batch,
-                                            args.form, args.max_rows, tile_rows, tiles_n, units, args.error);
+  return launch_kernel<&group_units_kernel<Args>>(Grid(1), kGroupUnitsThreads, 0, stream, dev, args, tile_rows,
+                                                  tiles_n, units);
 }
 
 }  // namespace gemm::detail

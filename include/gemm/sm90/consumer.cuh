@@ -48,7 +48,7 @@ __device__ __forceinline__ void finish_mainloop(Accumulators<Shape>& acc, const 
                                                 bool leader) {
   ptx::wgmma_wait<0>();
   fence_accumulators<Shape>(acc);
-  if (leader && previous >= 0) st.release(previous);  // (none after zero k blocks: a grouped call with k = 0)
+  if (leader) st.release(previous);
 }
 
 // The promoted mainloop (3xTF32, FP8): two sets of stage products in turn, so that while one

@@ -576,11 +576,10 @@ struct HopperPolicy {
       if (Status s = workspace.allocate(scratch, (static_cast<std::size_t>(args.batch) + 1) * sizeof(int));
           s != Status::Success)
         return s;
+      int* units = reinterpret_cast<int*>(scratch);
+      if (Status s = detail::count_group_units(args, S::BM, S::BN, units, dev, stream); s != Status::Success) return s;
       Args a = args;
-      a.units = reinterpret_cast<int*>(scratch);
-      if (Status s = detail::count_group_units(a, S::BM, S::BN, const_cast<int*>(a.units), dev, stream);
-          s != Status::Success)
-        return s;
+      a.units = units;
       return launch_host_maps<S, kKernel>(a, dev, stream, sm90::SplitKWork{});
     };
     if constexpr (is_k_major_only<T>) return run(detail::Ops<Op::N, Op::T>{});
