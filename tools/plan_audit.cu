@@ -4,12 +4,15 @@
 // Tuned's plan names (gemm::plan, the same decision the call makes) and what Tuned's choice costs
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
-//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --fit] [--shape MxNxK ...]
+//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --fit | --decode] [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
 // them as the table's fields (rules.cuh).
 // --splits: instead of Tuned's candidates, the Hopper kernel's k split into a fixed number of
 // slices per tile (HopperFixedSplitK), 128x128 and decode's 64x128 tiles, bf16: what
 // HopperSplitK's cost model is fitted to.
+// --decode: a few tokens against a weight stored transposed (A row-major, B n x k), bf16: the decode
+// kernel (DecodePolicy) in Tuned's composition and in others, beside the 64-row wgmma tile: what
+// Tuned::Decode's tile and gemm::DecodeRules::max_m were chosen from.
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -92,6 +95,7 @@ struct Audit {
   int reps = 11;
   std::string md;
   std::vector<double> regrets;
+  gemm::Op op_b = gemm::Op::N;  // T: B stored transposed (n x k)
 
   // Runs one shape: candidate i's time in ms (infinite if it failed or was wrong).
   template <class... P>
@@ -103,9 +107,11 @@ struct Audit {
     CHECK_CUDA(cudaMalloc(&C, size_t(m) * n * sizeof(Out)));
     // cuBLAS's C^T = B^T A^T (column-major), the reference and the time beside ours.
     const float one = 1, zero = 0;
+    const bool bt = op_b == gemm::Op::T;
+    const int ldb = bt ? k : n;
     const auto cublas = [&] {
       const cudaDataType_t dt = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_16BF;
-      cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, dt, n, A, dt, k, &zero, C, dt, n,
+      cublasGemmEx(h, bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, dt, ldb, A, dt, k, &zero, C, dt, n,
                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     };
     const double t_cublas = ms_per_call(cublas, reps);
@@ -121,7 +127,9 @@ struct Audit {
     const auto candidate = [&](auto tag) {
       using Policy = typename decltype(tag)::type;
       comps.push_back(composition<Policy>());
-      const auto call = [&] { return gemm::gemm<T, Policy>(m, n, k, 1.f, A, k, B, n, 0.f, C, n); };
+      const auto call = [&] {
+        return gemm::gemm<T, Policy>(gemm::Op::N, op_b, m, n, k, 1.f, A, k, B, ldb, 0.f, C, n);
+      };
       CHECK_CUDA(cudaMemset(C, 0xff, size_t(m) * n * sizeof(Out)));
       bool ok = call() == gemm::Status::Success;
       CHECK_CUDA(cudaDeviceSynchronize());
@@ -131,7 +139,7 @@ struct Audit {
       t.push_back(ok ? ms_per_call(call, reps) : INFINITY);
     };
     (candidate(std::common_type<P>{}), ...);
-    const gemm::Plan plan = gemm::plan<T>(m, n, k, 1.f, A, k, B, n, 0.f, C, n);
+    const gemm::Plan plan = gemm::plan<T>(gemm::Op::N, op_b, m, n, k, 1.f, A, k, B, ldb, 0.f, C, n);
     const size_t best = std::min_element(t.begin(), t.end()) - t.begin();
     const size_t pick = std::find(comps.begin(), comps.end(), plan.composition) - comps.begin();
     char buf[256];
@@ -205,7 +213,7 @@ int main(int argc, char** argv) {
   const char* out_path = nullptr;
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
-  bool bf16_only = false, fp32_only = false, splits = false, fit_only = false;
+  bool bf16_only = false, fp32_only = false, splits = false, fit_only = false, decode = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -213,6 +221,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--fp32")) fp32_only = true;
     if (!std::strcmp(argv[i], "--splits")) splits = true;
     if (!std::strcmp(argv[i], "--fit")) fit_only = true;
+    if (!std::strcmp(argv[i], "--decode")) decode = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -238,8 +247,42 @@ int main(int argc, char** argv) {
               {2304, 768, 8192}, {1536, 1536, 16384}, {768, 3072, 8192}, {128, 4096, 4096}, {16, 4096, 4096},
               {16, 6144, 4096},  {64, 8192, 8192},   {8, 4096, 65536}};
   }
+  if (decode) {
+    // The decode class's weights (LLaMA-3 8B/70B, Mixtral, DeepSeek-V3, GPT-3, BERT) and narrow or
+    // square ones, at 1, 4, 8, 12 and 16 tokens.
+    shapes.clear();
+    const Shape weights[] = {{0, 6144, 4096},  {0, 28672, 4096}, {0, 4096, 14336}, {0, 8192, 8192}, {0, 8192, 28672},
+                             {0, 24576, 1536}, {0, 4096, 4096},  {0, 2048, 8192},  {0, 2048, 2048}, {0, 1024, 4096},
+                             {0, 512, 8192},   {0, 14336, 4096}, {0, 4096, 11008}, {0, 11008, 4096}, {0, 3072, 768},
+                             {0, 768, 3072},   {0, 7168, 2048},  {0, 5120, 5120},  {0, 16384, 16384}};
+    for (int m : {1, 4, 8, 12, 16})
+      for (const Shape& w : weights) shapes.push_back({m, w.n, w.k});
+  }
   if (!only.empty()) shapes = only;
-  if (prop.major == 9 && fit_only) {
+  if (decode) {
+    // Tuned's composition (m <= 8), the same with two token tiles (m <= 16), other block shapes
+    // (warps along k, pieces in flight, warps per SM), and the 64-row wgmma tile.
+    using gemm::DecodePolicy;
+    using gemm::mma::DecodeTile;
+    Audit<bf16> dec{"bf16 NT decode", {"Decode", "Decode m16", "16x2 w16", "8x4 w32", "16x4 w32", "64x128 wgmma"},
+                    shapes, reps};
+    dec.op_b = gemm::Op::T;
+    dec.run<Tuned::Decode, DecodePolicy<DecodeTile<1, 1, 16, 4, true>, 2, 16>,
+            DecodePolicy<DecodeTile<1, 1, 16, 2, true>, 2, 16>, DecodePolicy<DecodeTile<1, 1, 8, 4, true>, 2, 32>,
+            DecodePolicy<DecodeTile<1, 1, 16, 4, true>, 2, 32>, Tuned::HopperDecode>(h);
+    md += dec.md;
+    // The tokens in B (n small) against a row-major A: B's rows (stored transposed, which Tuned takes)
+    // and B's columns (row-major, which it does not), beside the wgmma tiles Tuned would run instead.
+    const std::vector<Shape> few_n = {{4096, 8, 4096}, {14336, 1, 4096}, {4096, 1, 14336}, {28672, 8, 4096},
+                                      {8192, 3, 8192},  {7705, 4, 6960},  {2048, 4, 2048},  {16384, 8, 16384}};
+    for (const gemm::Op op : {gemm::Op::T, gemm::Op::N}) {
+      Audit<bf16> few{op == gemm::Op::T ? "bf16 NT, tokens in B" : "bf16 NN, tokens in B",
+                      {"Decode", "128x64 wgmma", "128x128 wgmma"}, only.empty() ? few_n : only, reps};
+      few.op_b = op;
+      few.run<Tuned::Decode, Tuned::HopperSmall, Tuned::HopperMedium>(h);
+      md += few.md;
+    }
+  } else if (prop.major == 9 && fit_only) {
     md += fit(prop, reps);
   } else if (prop.major == 9 && splits) {
     using gemm::HopperFixedSplitK;
@@ -258,7 +301,7 @@ int main(int argc, char** argv) {
     bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
   }
-  if (!bf16_only && !splits && !fit_only) {
+  if (!bf16_only && !splits && !fit_only && !decode) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

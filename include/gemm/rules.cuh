@@ -47,6 +47,14 @@ struct HopperRules {
   int split_overhead_blocks = 28;
 };
 
+// The decode kernel (bf16, fp16 on sm_80+: mma/decode_policy.cuh) for a few tokens against a weight.
+struct DecodeRules {
+  // Up to this many tokens (m, or else n; A row-major, B stored transposed); above it the
+  // tiled kernels (on sm_90 the 64-row wgmma tile) read the weight about as fast: H200, 9-16 tokens,
+  // a geometric mean of 0.90-0.94 of cuBLAS here against 0.88-0.94 there, worst 0.69-0.73 against 0.75.
+  int max_m = 8;
+};
+
 // Strict fp32 on CUDA cores (sm_80+, cp.async).
 struct CudaCoreRules {
   Rounds large_tiles{96, 132};  // 128x256 tiles from this many rounds of them
@@ -76,6 +84,7 @@ struct TuningRules {
   int arch;  // the architecture the values were measured on
   HopperRules hopper;
   CudaCoreRules cuda_cores;
+  DecodeRules decode;
 
   std::string describe() const {
     const HopperRules& h = hopper;
@@ -96,7 +105,8 @@ struct TuningRules {
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
            ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +
            std::to_string(c.small_split_min_k) + ", slice weights " + detail::decimal(c.large_slice_speed) + "/" +
-           detail::decimal(c.latency_penalty) + "/" + detail::decimal(c.small_slice_cost);
+           detail::decimal(c.latency_penalty) + "/" + detail::decimal(c.small_slice_cost) + "; decode kernel to m " +
+           std::to_string(decode.max_m);
   }
 };
 
@@ -104,7 +114,7 @@ struct TuningRules {
 // measured one below them, and before any the first.
 inline const TuningRules& rules_for(int arch) {
   static const TuningRules kTable[] = {
-      TuningRules{90, HopperRules{}, CudaCoreRules{}},  // H100 / H200 SXM, tools/plan_audit.cu
+      TuningRules{90, HopperRules{}, CudaCoreRules{}, DecodeRules{}},  // H100 / H200 SXM, tools/plan_audit.cu
   };
   const TuningRules* best = &kTable[0];
   for (const TuningRules& r : kTable)

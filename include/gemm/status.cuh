@@ -61,6 +61,7 @@ enum class Status {
   // Grouped calls (grouped.cuh):
   NullPointerGroupRows,        // the offsets or counts pointer is null although there are groups
   InvalidGroupRows,            // (gemm::grouped_status) a grouped call found offsets or counts out of range on the device
+  UnsupportedShape,            // a composition serving only some calls (DecodePolicy) was given another
 };
 
 constexpr const char* to_string(Status s) {
@@ -157,6 +158,10 @@ constexpr const char* to_string(Status s) {
     case Status::InvalidGroupRows:
       return "invalid group rows: a grouped call found offsets (negative, decreasing, past total_rows) or counts "
              "(negative, past max_rows) out of range on the device; they were clamped into the buffers";
+    case Status::UnsupportedShape:
+      return "this composition serves only some calls: DecodePolicy takes single products of at most its tokens "
+             "(m) with A row-major and B stored transposed, rows 16-byte aligned; use preset::Tuned, which runs "
+             "every call";
   }
   return "unknown status";
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include "mma/decode_policy.cuh"
 #include "mma/policy.cuh"
 #include "packed_rows.cuh"
 #include "policy.cuh"
@@ -124,6 +125,15 @@ struct Tuned : Named<Tuned> {
   // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024), in slices as short as 4 k blocks.
   // H100, NT, against cuBLAS: 16 x 6144 x 4096 24.3 us / 23.2, 128 x 6144 x 4096 23.6 / 23.5 (128x64
   // tiles: 39.5), 64 x 8192 x 8192 51.1 / 51.3.
+  // bf16 and fp16, up to decode.max_m tokens against a K-major weight, rows 16-byte aligned, on any
+  // sm_80+ GPU, B stored transposed: m tokens against B (n x k), or n tokens (B's rows) against a
+  // row-major A. mma.sync with the weight's rows on mma's 16-row side and the tokens on its 8
+  // columns, each thread loading 16-byte pieces of the weight straight into its fragments
+  // (mma/decode_kernel.cuh). Bound by reading B once: up to 16 warps
+  // per block along k, as many as bring the call to 16 warps per SM, two rounds of 4 pieces in
+  // flight per warp. H200, m = 1, 4, 8 over 22 weight shapes, against cuBLAS: geometric mean 1.17,
+  // worst 0.82 (5120 x 5120); the 64x128 wgmma tile below: 0.87, worst 0.63.
+  using Decode = DecodePolicy<mma::DecodeTile<1, 1, 16, 4, true>, 1, 16>;
   template <class KSplit>
   using HopperDecodeTile = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
@@ -198,6 +208,9 @@ struct Tuned : Named<Tuned> {
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
+           "}; 16-bit on sm_80+ (Hopper included), A row-major and B transposed with 16-byte rows, at most "
+           "decode.max_m tokens (m, or else n) {" +
+           Decode::parts() +
            "}; before sm_80 {WarpTiled}; fp8 on sm_90 only, promoted accumulators (the tiles above whose math "
            "warpgroups own 64 x 128 or less): m <= decode_max_m {" + HopperDecode::parts() + "}, 128x128 tiles where "
            "they fill medium_tiles rounds or split k {" + HopperMedium::parts() + "}, else 128x64 {" +
@@ -262,6 +275,17 @@ struct Tuned : Named<Tuned> {
       }
       return visit(Pick<Double, T, Legacy>{}, "double before sm_80 (no FP64 tensor cores): CUDA cores, 128x128 tiles");
     } else if constexpr (is_16bit<T>) {
+      // (Not the tokens as columns of a row-major B: their 2-byte loads made it 0.62-0.77 of cuBLAS on
+      // some shapes, H200, 14336 x 1 x 4096, 28672 x 8 x 4096.)
+      if constexpr (Args::kBatching == Batch::None && L::a == Op::N && L::b == Op::T) {
+        if (dev.arch >= 80 && Decode::serves(args) && Decode::tokens(args) <= rules_for(dev.arch).decode.max_m) {
+          const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, B stored transposed, at most decode.max_m "
+                                                     "tokens (m, or else n) against a K-major weight with 16-byte "
+                                                     "rows (decode): mma.sync, the weight's rows on its 16-row side, "
+                                                     "16-byte loads into fragments, warps along k");
+          if (!try_another(s)) return s;
+        }
+      }
       if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
         const auto misaligned = [&] {

@@ -423,6 +423,53 @@ void check_preset(Rewrite rewrite = {}) {
     run_case<Policy, T, Out>(rewrite(cm[i].with_ops(i % 2 ? Op::T : Op::N, i % 4 < 2 ? Op::N : Op::T, true)));
 }
 
+// Policy's product of a random m x k A (row-major) and n x k B (stored transposed), a call that uses
+// scratch (split-K's partial sums and counters): bitwise the same C from call to call and through a
+// CUDA graph replayed three times (each replay must find its counters reset).
+template <class Policy, class T>
+void check_bitwise_repeatable(int m, int n, int k) {
+  using Out = gemm::storage_t<T>;
+  std::vector<Out> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(n) * k);
+  fill_random(a);
+  fill_random(b);
+  DeviceBuffer<Out> da(a.size()), db(b.size());
+  upload(da, a);
+  upload(db, b);
+  const size_t elems = static_cast<size_t>(m) * n;
+  const auto call = [&](Out* c, cudaStream_t s) {
+    return gemm::gemm<T, Policy>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, c, n, s);
+  };
+  DeviceBuffer<Out> c1(elems), c2(elems), c3(elems);
+  const size_t bytes = elems * sizeof(Out);
+  REQUIRE(call(c1.ptr, cudaStream_t{}) == gemm::Status::Success);
+  CUDA_REQUIRE(cudaMemset(c2.ptr, 0xff, bytes));
+  REQUIRE(call(c2.ptr, cudaStream_t{}) == gemm::Status::Success);
+  cudaStream_t stream;
+  CUDA_REQUIRE(cudaStreamCreate(&stream));
+  cudaGraph_t graph;
+  CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const gemm::Status captured = call(c3.ptr, stream);
+  CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+  REQUIRE(captured == gemm::Status::Success);
+  cudaGraphExec_t exec;
+  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+  std::vector<Out> h1(elems), h2(elems), h3(elems);
+  CUDA_REQUIRE(cudaMemcpy(h1.data(), c1.ptr, bytes, cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(h2.data(), c2.ptr, bytes, cudaMemcpyDeviceToHost));
+  CHECK(std::memcmp(h1.data(), h2.data(), bytes) == 0);
+  for (int replay = 0; replay < 3; ++replay) {
+    CUDA_REQUIRE(cudaMemsetAsync(c3.ptr, 0xff, bytes, stream));
+    CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    CUDA_REQUIRE(cudaMemcpy(h3.data(), c3.ptr, bytes, cudaMemcpyDeviceToHost));
+    INFO("graph replay " << replay);
+    CHECK(std::memcmp(h1.data(), h3.data(), bytes) == 0);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
 }  // namespace gemm_test
 
 // Two test cases per preset: float and double, every layout.

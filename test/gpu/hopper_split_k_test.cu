@@ -122,44 +122,7 @@ TEST_CASE("Hopper split-K: bitwise the same from call to call, and through a CUD
   }
   const int m = 16, n = 4096, k = 4096;
   REQUIRE(slices_of<Tuned::HopperDecode>(m, n, k) > 1);
-  std::vector<bf16> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(n) * k);
-  gemm_test::fill_random(a);
-  gemm_test::fill_random(b);
-  gemm_test::DeviceBuffer<bf16> da(a.size()), db(b.size()), c1(static_cast<size_t>(m) * n),
-      c2(static_cast<size_t>(m) * n), c3(static_cast<size_t>(m) * n);
-  gemm_test::upload(da, a);
-  gemm_test::upload(db, b);
-  const auto call = [&](bf16* c, cudaStream_t s) {
-    return gemm::gemm<bf16>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, c, n, s);
-  };
-  const size_t bytes = static_cast<size_t>(m) * n * sizeof(bf16);
-  REQUIRE(call(c1.ptr, 0) == gemm::Status::Success);
-  CUDA_REQUIRE(cudaMemset(c2.ptr, 0xff, bytes));
-  REQUIRE(call(c2.ptr, 0) == gemm::Status::Success);
-  cudaStream_t stream;
-  CUDA_REQUIRE(cudaStreamCreate(&stream));
-  cudaGraph_t graph;
-  CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  const gemm::Status captured = call(c3.ptr, stream);
-  CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
-  REQUIRE(captured == gemm::Status::Success);
-  cudaGraphExec_t exec;
-  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
-  std::vector<bf16> h1(static_cast<size_t>(m) * n), h2(h1.size()), h3(h1.size());
-  CUDA_REQUIRE(cudaMemcpy(h1.data(), c1.ptr, bytes, cudaMemcpyDeviceToHost));
-  CUDA_REQUIRE(cudaMemcpy(h2.data(), c2.ptr, bytes, cudaMemcpyDeviceToHost));
-  CHECK(std::memcmp(h1.data(), h2.data(), bytes) == 0);
-  for (int replay = 0; replay < 3; ++replay) {  // each replay must find the tile counters at 0 again
-    CUDA_REQUIRE(cudaMemsetAsync(c3.ptr, 0xff, bytes, stream));
-    CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
-    CUDA_REQUIRE(cudaStreamSynchronize(stream));
-    CUDA_REQUIRE(cudaMemcpy(h3.data(), c3.ptr, bytes, cudaMemcpyDeviceToHost));
-    INFO("graph replay " << replay);
-    CHECK(std::memcmp(h1.data(), h3.data(), bytes) == 0);
-  }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
+  gemm_test::check_bitwise_repeatable<Tuned, bf16>(m, n, k);
 }
 
 TEST_CASE("Hopper split-K: a fused epilogue applies once, to the complete sums", "[gpu][hopper][splitk][epilogue]") {

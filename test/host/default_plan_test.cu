@@ -343,11 +343,13 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // 92 against 128.
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<8,2,32>"));
-  // C narrower than a tile (4096 x 8 x 4096: bound by reading A): 32 tiles of 128x64, split as
-  // decode's are (a quarter of the SMs: 4 slices).
-  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T);
+  // C narrower than a tile (4096 x 8 x 4096 with B row-major: bound by reading A): 32 tiles of
+  // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (With B stored transposed the
+  // decode kernel takes it.)
+  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 8, 4096);
   CHECK(has(narrow.composition, "BlockTile<128,64>"));
-  CHECK(narrow.workspace_bytes == 32ull * 4 * 128 * 64 * 4 + 256);
+  CHECK(has(narrow.composition, "HopperSplitK<16,4,4>"));
+  CHECK(narrow.workspace_bytes >= 32ull * 4 * 128 * 64 * 4 + 256);  // (and the staging copy of B's 16-byte rows)
   CHECK(plan_nn<bf16>(kH100, 1024, 1024, 1024).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 4096, 4096, 4096).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 2304, 768, 8192, Op::T, Op::N).workspace_bytes == 0);
@@ -414,4 +416,43 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   const gemm::Plan p = plan_nn<bf16>(kH100, 4096, 4096, 4096);
   CHECK(has(p.rules, "sm_90"));
   CHECK(has(p.rules, "128/132"));
+}
+
+TEST_CASE("the default plan takes the decode kernel for a few tokens against a transposed weight", "[host][plan]") {
+  const gemm::Target kH20{90, 78, 227 * 1024};
+  const int max_m = gemm::rules_for(90).decode.max_m;
+  // m <= decode.max_m, A row-major, B stored transposed, 16-byte rows: on every sm_80+ GPU.
+  for (const gemm::Target& t : {kH100, kA100, kL40, kH20}) {
+    const gemm::Plan p = plan_nn<bf16>(t, 4, 4096, 4096, Op::N, Op::T);
+    CHECK(has(p.composition, "DecodePolicy<"));
+    CHECK(has(p.reason, "decode"));
+    CHECK(p.workspace_bytes == 0);  // 256 blocks of 16 warps: no k slices
+    CHECK(has(plan_nn<bf16>(t, max_m, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+    CHECK(!has(plan_nn<bf16>(t, max_m + 1, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+  }
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 1, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+  CHECK(!has(plan_nn<bf16>(kT4, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));  // no mma.sync
+  CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4096).composition, "DecodePolicy<"));               // B row-major
+  CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4096, Op::T, Op::T).composition, "DecodePolicy<"));  // A transposed
+  CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4100, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8200 bytes
+  CHECK(!has(plan_nn<float>(kH100, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+  // The tokens in B's rows (n <= decode.max_m, B stored transposed) against a row-major A; not B's
+  // columns (B row-major), which the policy serves but Tuned does not take.
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+  CHECK(has(plan_nn<bf16>(kA100, 7705, 4, 6960, Op::N, Op::T).composition, "DecodePolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4096).composition, "DecodePolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, max_m + 1, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 8, 4100, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8200 bytes
+  // Warps along k until 16 per SM, then k slices: 8 x 512 x 8192 is 32 blocks of 16 rows, 16 warps
+  // each (512 warps, below half of 16 x 132): ceil(2112 / 512) = 5 slices wanted, at most 256 steps /
+  // (16 warps x 4) = 4: partial sums of 32 blocks x 4 slices x 16 rows x 8 tokens, and 32 counters.
+  CHECK(plan_nn<bf16>(kH100, 8, 512, 8192, Op::N, Op::T).workspace_bytes == 32ull * 4 * 16 * 8 * 4 + 32 * 4);
+  using L = gemm::preset::Tuned::Decode;
+  const gemm::detail::DeviceInfo h100{0, 90, 227 * 1024, 132};
+  gemm::GemmArgs<bf16, bf16> args{4, 4096, 4096, 1.0f, ptr<bf16>(), 4096, ptr<bf16>(), 4096, 0.0f, ptr<bf16>(), 4096,
+                                  Op::N, Op::T};
+  CHECK(L::layout_for(args, h100).warps_k == 16);  // 256 blocks: 4096 warps
+  args.n = 28672;                                   // 1792 blocks of 4 warps already exceed 2112
+  CHECK(L::layout_for(args, h100).warps_k == 4);
+  CHECK(L::layout_for(args, h100).slices == 1);
 }

@@ -1,0 +1,191 @@
+#pragma once
+// DecodePolicy: a few tokens against a weight, bound by reading the weight once: m <= 8 *
+// MaxTokenTiles rows of A against B stored transposed (n x k, as PyTorch keeps a weight), or n <= 8 *
+// MaxTokenTiles columns of B (stored either way) against a row-major A. mma.sync with the weight's
+// rows on mma's 16-row side (mma/decode_kernel.cuh), so it runs on every sm_80+ GPU, Hopper included.
+//
+//   DecodePolicy<DecodeTile<RowGroups, WarpsAlongRows, WarpsAlongK, PiecesInFlight, Prefetch>,
+//                MaxTokenTiles, WarpsPerSm, Targets>
+//
+// One kernel per 8 tokens (tiles of mma's 8 columns; 1 .. MaxTokenTiles) and per side the tokens are
+// on, chosen at run time. Warps along k per block, then k slices across blocks, until the call has
+// WarpsPerSm warps per SM (layout_for); the slices' fp32 sums go to stream-ordered scratch and are
+// added in a fixed order (bitwise-reproducible results).
+//
+// What it serves: bf16 and fp16 with C in the input type or float, fused epilogues, any m, n, k
+// and leading dimension within that; single products only, A row-major with 16-byte rows (pointer
+// and leading dimension), B stored transposed with 16-byte rows or (tokens in B) row-major with any;
+// C needs only its element's alignment. Anything else gets Status::UnsupportedShape (or
+// MisalignedA/B) before any launch; preset::Tuned takes it only where it serves the call.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include "../detail/launch.cuh"
+#include "../detail/workspace.cuh"
+#include "../parts/targets.cuh"
+#include "../types.cuh"
+#include "decode_kernel.cuh"
+
+namespace gemm {
+
+template <class TileP, int MaxTokenTiles = 2, int WarpsPerSm = 32, class TargetsP = EveryImage>
+struct DecodePolicy {
+  using Tile = TileP;
+  using Targets = TargetsP;
+  template <class X>
+  using WithTargets = DecodePolicy<TileP, MaxTokenTiles, WarpsPerSm, X>;
+  static_assert(MaxTokenTiles >= 1 && MaxTokenTiles <= 4,
+                "DecodePolicy: MaxTokenTiles is 1 to 4 (8 to 32 tokens); larger m runs faster on tiled kernels.");
+  static_assert(WarpsPerSm >= 1, "DecodePolicy: WarpsPerSm must be at least 1.");
+  static constexpr int kMaxM = 8 * MaxTokenTiles;
+  static constexpr int kMinArch = 80;
+  static const char* name() { return "DecodePolicy"; }
+  static std::string parts() {
+    return Tile::describe() + ", up to " + std::to_string(kMaxM) + " tokens (m, or n), the weight's rows on "
+           "mma's 16-row side, 16-byte loads into fragments, warps along k (then k slices) to " +
+           std::to_string(WarpsPerSm) + " warps per SM" +
+           (std::is_same_v<Targets, EveryImage> ? std::string() : ", " + Targets::describe());
+  }
+
+  template <class T, class Out>
+  static constexpr bool kServes = is_16bit<T> && is_supported_output<T, Out>;
+
+  template <class X>
+  static int smem_bytes() {
+    return 0;  // (static shared memory only: at most 32 x 4 x 32 floats of the warps' sums per 16 rows)
+  }
+
+  // Where a call's tokens are (none: not a call it serves, whatever the alignment): A's rows where
+  // m is small and B is stored transposed, else B's rows or columns where n is small.
+  template <class Args>
+  static std::optional<mma::DecodeTokens> tokens_of(const Args& args) {
+    using mma::DecodeTokens;
+    if (Args::kBatching != Batch::None || args.op_a != Op::N) return std::nullopt;
+    if (args.op_b == Op::T && args.m <= kMaxM) return DecodeTokens::RowsOfA;
+    if (args.n <= kMaxM) return args.op_b == Op::T ? DecodeTokens::RowsOfBT : DecodeTokens::ColumnsOfB;
+    return std::nullopt;
+  }
+  // Whether this call is one it serves: the layouts, the batch, the tokens, 16-byte rows (where the
+  // kernel reads 16-byte pieces).
+  template <class Args>
+  static bool serves(const Args& args) {
+    const auto side = tokens_of(args);
+    return side && detail::a_aligned(args, 16) && (*side == mma::DecodeTokens::ColumnsOfB || detail::b_aligned(args, 16));
+  }
+  // The tokens of a call it serves.
+  template <class Args>
+  static int tokens(const Args& args) {
+    return tokens_of(args) == mma::DecodeTokens::RowsOfA ? args.m : args.n;
+  }
+
+  template <class T, class Args>
+  static Status check_alignment(const Args& args) {
+    if (!detail::reads_ab(args)) return Status::Success;
+    if (!detail::a_aligned(args, 16)) return Status::MisalignedA;
+    if (tokens_of(args) != mma::DecodeTokens::ColumnsOfB && !detail::b_aligned(args, 16)) return Status::MisalignedB;
+    return Status::Success;
+  }
+
+  // How a call is laid out on dev: warps along k per block (powers of two from 4 to the tile's
+  // WarpsAlongK) until the blocks' warps reach WarpsPerSm per SM, each warp at least one round of
+  // steps; then, where the warps stay below half of that (a narrow B), k slices across blocks to reach
+  // it, evened out so that no slice is empty.
+  struct Layout {
+    int warps_k, slices, steps_per_slice;
+  };
+  template <class Args>
+  static Layout layout_for(const Args& args, const detail::DeviceInfo& dev) {
+    const long long steps = detail::ceil_div(args.k, Tile::kStepK);
+    const long long groups = row_groups(args);
+    const long long wanted = static_cast<long long>(WarpsPerSm) * dev.sms;
+    const auto warps = [&](long long wk) { return groups * Tile::kWarpsAlongRows * wk; };
+    long long wk = std::min(4, Tile::kWarpsAlongK);
+    while (2 * wk <= Tile::kWarpsAlongK && warps(wk) < wanted && 2 * wk * Tile::kInFlight <= steps) wk *= 2;
+    long long slices = 1;
+    if (2 * warps(wk) < wanted)
+      slices = std::clamp(detail::ceil_div(wanted, warps(wk)), 1LL,
+                          std::min(256LL, std::max(1LL, steps / (wk * Tile::kInFlight))));
+    const long long per = detail::ceil_div(steps, slices);
+    slices = detail::ceil_div(steps, per);
+    return {static_cast<int>(wk), static_cast<int>(slices), static_cast<int>(per)};
+  }
+  // Blocks of the weight's rows.
+  template <class Args>
+  static long long row_groups(const Args& args) {
+    return detail::ceil_div(tokens_of(args) == mma::DecodeTokens::RowsOfA ? args.n : args.m, Tile::kRows);
+  }
+  template <class Args>
+  static std::size_t partial_bytes(const Args& args, const Layout& l) {
+    if (l.slices == 1) return 0;
+    const long long groups = row_groups(args);
+    const long long tokens = 8 * detail::ceil_div(DecodePolicy::tokens(args), 8);
+    return static_cast<std::size_t>(groups * l.slices * Tile::kRows * tokens * sizeof(float) + groups * sizeof(unsigned));
+  }
+  template <class U, class Args>
+  static std::size_t workspace_bytes(const Args& args, const detail::DeviceInfo& dev) {
+    return serves(args) ? partial_bytes(args, layout_for(args, dev)) : 0;
+  }
+
+  template <class T, class Layouts, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if constexpr (!kServes<T, typename Args::Output> || Args::kBatching != Batch::None) {
+      (void)args, (void)dev, (void)stream;
+      return kServes<T, typename Args::Output> ? Status::UnsupportedShape : Status::UnsupportedArchitecture;
+    } else {
+      using mma::DecodeTokens;
+      if (dev.arch < kMinArch) return Status::UnsupportedArchitecture;
+      if (Status s = detail::runs_here<Targets>(dev); s != Status::Success) return s;
+      if (!serves(args)) return Status::UnsupportedShape;
+      // (Kernels only for the sides the layouts reach: A row-major, B transposed or not.)
+      if constexpr (reaches<Layouts, Op::T>()) {
+        if (tokens_of(args) == DecodeTokens::RowsOfA) return with_token_tiles<DecodeTokens::RowsOfA, 1>(args, dev, stream);
+        if (tokens_of(args) == DecodeTokens::RowsOfBT) return with_token_tiles<DecodeTokens::RowsOfBT, 1>(args, dev, stream);
+      }
+      if constexpr (reaches<Layouts, Op::N>()) {
+        if (tokens_of(args) == DecodeTokens::ColumnsOfB)
+          return with_token_tiles<DecodeTokens::ColumnsOfB, 1>(args, dev, stream);
+      }
+      return Status::UnsupportedShape;
+    }
+  }
+
+ private:
+  // Whether calls with these layouts (AnyOps: any) can have A row-major and B stored as op_b.
+  template <class Layouts, Op kOpB>
+  static constexpr bool reaches() {
+    if constexpr (std::is_same_v<Layouts, detail::AnyOps>)
+      return true;
+    else
+      return Layouts::a == Op::N && Layouts::b == kOpB;
+  }
+
+  template <mma::DecodeTokens kSide, int MT, class Args>
+  static Status with_token_tiles(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if constexpr (MT < MaxTokenTiles) {
+      if (tokens(args) > 8 * MT) return with_token_tiles<kSide, MT + 1>(args, dev, stream);
+    }
+    const Layout l = layout_for(args, dev);
+    const long long groups = row_groups(args);
+    mma::DecodeSplit split;
+    split.slices = l.slices;
+    split.steps_per_slice = l.steps_per_slice;
+    detail::StreamWorkspace workspace(stream, dev.device);  // freed in stream order after the kernel
+    if (l.slices > 1) {
+      char* scratch = nullptr;
+      const std::size_t bytes = partial_bytes(args, l);
+      if (Status st = workspace.allocate(scratch, bytes); st != Status::Success) return st;
+      split.partials = reinterpret_cast<float*>(scratch);
+      split.counters = reinterpret_cast<unsigned*>(scratch + bytes - groups * sizeof(unsigned));
+      if (cudaError_t err = cudaMemsetAsync(split.counters, 0, groups * sizeof(unsigned), stream); err != cudaSuccess) {
+        cudaGetLastError();
+        return detail::record(err, Status::CudaError);
+      }
+    }
+    const int threads = 32 * Tile::kWarpsAlongRows * l.warps_k;
+    return detail::launch_kernel<&mma::decode_kernel<Args, Tile, MT, kSide>>(detail::Grid(groups, l.slices), threads,
+                                                                              0, stream, dev, args, split);
+  }
+};
+
+}  // namespace gemm

@@ -1,0 +1,159 @@
+// The decode kernel (DecodePolicy, mma/decode_kernel.cuh): a few tokens against a K-major weight, on
+// mma.sync with the weight's rows on its 16-row side. Tokens as A's rows (B stored transposed), as
+// B's rows (stored transposed) or columns (row-major, any alignment): every count of one and two
+// token tiles, ragged weight rows (not a multiple of 16) and k (not a multiple of a warp step, or of
+// a 16-byte piece, with padded rows),
+// alpha and beta, NaN under beta = 0, fp16 and float C, the column-major entry point, a fused
+// epilogue; k shared across blocks (narrow B) bitwise the same from call to call and through a CUDA
+// graph; calls it does not serve refused before any launch; Tuned taking it for decode.
+#include "epilogue_check.cuh"
+
+namespace {
+
+using gemm::Op;
+using gemm::Status;
+using gemm_test::Case;
+using Tuned = gemm::preset::Tuned;
+using bf16 = __nv_bfloat16;
+// Tuned's composition, and the same with two token tiles (m up to 16).
+using Decode = Tuned::Decode;
+using Decode16 = gemm::DecodePolicy<gemm::mma::DecodeTile<1, 1, 16, 4, true>, 2, 16>;
+
+bool on_sm80() {
+  int dev = 0, major = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  return major >= 8;
+}
+
+// A Case with B stored transposed (n x k) and A row-major, rows padded to a multiple of 8 elements.
+Case nt(int m, int n, int k, double alpha = 1.0, double beta = 0.0, bool nan_c = false, int pad_c = 0) {
+  const int pad = (8 - k % 8) % 8;
+  return Case{m, n, k, alpha, beta, pad, pad, pad_c, 0, 0, 0, nan_c}.with_ops(Op::N, Op::T);
+}
+// A Case with A and B row-major, A's rows padded to a multiple of 8 elements, B's by pad_b (any).
+Case nn(int m, int n, int k, double alpha = 1.0, double beta = 0.0, bool nan_c = false, int pad_b = 0) {
+  return Case{m, n, k, alpha, beta, (8 - k % 8) % 8, pad_b, 0, 0, 0, 0, nan_c};
+}
+
+}  // namespace
+
+TEST_CASE("decode kernel: every m of its token tiles, ragged n and k, alpha, beta, NaN C", "[gpu][decode]") {
+  if (!on_sm80()) {
+    WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
+    return;
+  }
+  const bool q = gemm_test::quick();
+  for (int m : {1, 2, 3, 5, 8}) {
+    gemm_test::run_case<Decode, bf16>(nt(m, 1000, 1000, 1.5, 0.0, true));
+    gemm_test::run_case<Decode, bf16>(nt(m, 17, 1004, -1.0, 0.5, false, 3));  // k: 31 steps and half a piece
+    gemm_test::run_case<Decode, bf16>(nt(m, 4101, q ? 512 : 4096, 0.75, -1.25));
+  }
+  for (int m : {9, 13, 16}) {
+    gemm_test::run_case<Decode16, bf16>(nt(m, 1000, 1000, 1.5, 0.0, true));
+    gemm_test::run_case<Decode16, bf16>(nt(m, 333, 24, 1.0, 1.0));
+    gemm_test::run_case<Decode16, __half, float>(nt(m, 2049, 2056, 1.0, 0.5));
+  }
+  // One row of B, one k piece; k of 8 (a quarter of a warp step); n of 1.
+  gemm_test::run_case<Decode, bf16>(nt(1, 1, 8));
+  gemm_test::run_case<Decode, bf16>(nt(4, 16, 8, 2.0, 0.0, true));
+  gemm_test::run_case<Decode, __half>(nt(7, 4096 + 16, 1536, 1.0, 0.25));
+  gemm_test::run_case<Decode, bf16, float>(nt(8, 3000, 520, -0.5, 1.0));
+  // The column-major entry point (C^T = B^T A^T reaches the row-major core as A row-major, B transposed).
+  gemm_test::run_case<Decode, bf16>(nt(6, 1001, 2048, 1.0, 0.5).with_ops(Op::N, Op::T, true));
+}
+
+TEST_CASE("decode kernel: the tokens in B, as rows (stored transposed) or columns (row-major)", "[gpu][decode]") {
+  if (!on_sm80()) {
+    WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
+    return;
+  }
+  for (int n : {1, 3, 8}) {
+    gemm_test::run_case<Decode, bf16>(nt(1000, n, 1000, 1.5, 0.0, true));      // rows of B
+    gemm_test::run_case<Decode, bf16>(nn(1000, n, 1000, -1.0, 0.5, false, 1));  // columns, ldb = n + 1
+    gemm_test::run_case<Decode, bf16>(nn(4101, n, 1004, 0.75, -1.25));
+  }
+  gemm_test::run_case<Decode16, bf16>(nn(2049, 13, 2056, 1.0, 0.0, true, 3));
+  gemm_test::run_case<Decode16, __half, float>(nt(333, 16, 24, 1.0, 1.0));
+  gemm_test::run_case<Decode, __half>(nn(17, 2, 8, 2.0, 0.0));
+  gemm_test::run_case<Decode, bf16, float>(nn(3000, 7, 520, -0.5, 1.0, false, 5).with_ops(Op::N, Op::N, true));
+  gemm_test::run_case<Decode, bf16>(nt(2000, 4, 4096, 1.0, 0.5).with_ops(Op::N, Op::T, true));
+  gemm_test::run_case<Decode, bf16>(nn(48, 5, 16384, 1.0, 0.0));  // 3 blocks of weight rows: k sliced
+  gemm_test::run_case<Decode, bf16>(nn(7705, 4, 6960, 1.0, 0.0));
+  gemm_test::run_case<Decode, bf16>(nn(gemm_test::quick() ? 2048 : 8192, 3, 8192, 1.0, 0.0));
+  // Tuned takes it where the tokens are B's rows, too.
+  gemm_test::run_case<Tuned, bf16>(nt(4096, 4, 4096, 1.0, 0.0, true));
+  gemm_test::run_case<Tuned, bf16>(nt(3001, 8, 1000, 1.0, 0.5).with_ops(Op::N, Op::T, true));
+}
+
+TEST_CASE("decode kernel: k shared across blocks, bitwise the same from call to call and in a graph",
+          "[gpu][decode][splitk]") {
+  if (!on_sm80()) {
+    WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
+    return;
+  }
+  // 32 rows of B: two blocks of 16 warps each, far fewer than 16 warps per SM, so k is sliced.
+  const int m = 5, n = 32, k = 16384;
+  gemm_test::DeviceBuffer<bf16> probe(1);
+  const gemm::Plan plan = gemm::plan<bf16, Decode>(Op::N, Op::T, m, n, k, 1.0f, probe.ptr, k, probe.ptr, k, 0.0f,
+                                                   probe.ptr, n);
+  INFO(plan.describe());
+  REQUIRE(plan.workspace_bytes > 0);  // the slices' partial sums and the counters
+  gemm_test::run_case<Decode, bf16>(nt(m, n, k, 1.0, 0.0, true));
+  gemm_test::run_case<Decode16, bf16>(nt(11, 40, 8192 + 8, -1.0, 0.5));
+
+  gemm_test::check_bitwise_repeatable<Decode, bf16>(m, n, k);
+}
+
+TEST_CASE("decode kernel: a fused epilogue; Tuned takes the kernel for a few tokens", "[gpu][decode][epilogue]") {
+  if (!on_sm80()) {
+    WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
+    return;
+  }
+  using namespace epilogue_test;
+  run_fused<Decode, bf16, bf16, act::GeluTanh, float, Entries::Every>({nt(4, 2048 + 8, 4096, 1.0, 0.5),
+                                                                       BiasKind::PerColumn});
+  run_fused<Decode, bf16, float, act::SiLU, float, Entries::Every>({nt(8, 1000, 1000, 1.0, 0.0), BiasKind::PerRow, true});
+  run_fused<Decode, bf16, bf16, act::ReLU, float, Entries::Every>({nt(3, 40, 16384, -1.0, 1.0),
+                                                                  BiasKind::PerColumn});  // k sliced
+  // Tuned: m up to decode.max_m with A row-major and B transposed; not m beyond it, not another layout.
+  gemm_test::DeviceBuffer<bf16> probe(1);
+  const auto composition = [&](int m, Op op_b) {
+    const int k = 4096, ldb = op_b == Op::T ? k : 4096;
+    return gemm::plan<bf16>(Op::N, op_b, m, 4096, k, 1.0f, probe.ptr, k, probe.ptr, ldb, 0.0f, probe.ptr, 4096)
+        .composition;
+  };
+  const int max_m = gemm::rules_for(90).decode.max_m;
+  CHECK(composition(1, Op::T).find("DecodePolicy") != std::string::npos);
+  CHECK(composition(max_m, Op::T).find("DecodePolicy") != std::string::npos);
+  CHECK(composition(max_m + 1, Op::T).find("DecodePolicy") == std::string::npos);
+  CHECK(composition(4, Op::N).find("DecodePolicy") == std::string::npos);  // 4 x 4096 x 4096, B row-major
+  for (int m : {1, 4, max_m}) {
+    gemm_test::run_case<Tuned, bf16>(nt(m, 6144, 4096, 1.0, 0.0, true));
+    gemm_test::run_case<Tuned, __half, float>(nt(m, 1000, 2048, 0.5, 1.0).with_ops(Op::N, Op::T, true));
+  }
+}
+
+TEST_CASE("decode kernel: calls it does not serve are refused before any launch", "[gpu][decode]") {
+  if (!on_sm80()) {
+    WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
+    return;
+  }
+  const int n = 256, k = 256;
+  gemm_test::DeviceBuffer<bf16> a(32 * (k + 8) + 8), b(n * (k + 8) + 8), c(32 * n);
+  CUDA_REQUIRE(cudaMemset(c.ptr, 0, 32 * n * sizeof(bf16)));
+  const auto run = [&](Op op_a, Op op_b, int m, const bf16* pa, int lda, const bf16* pb, int ldb) {
+    const unsigned long long before = gemm::kernel_launches();
+    const Status s = gemm::gemm<bf16, Decode>(op_a, op_b, m, n, k, 1.0f, pa, lda, pb, ldb, 0.0f, c.ptr, n);
+    CHECK(gemm::kernel_launches() == before);
+    return s;
+  };
+  CHECK(run(Op::N, Op::T, 9, a.ptr, k, b.ptr, k) == Status::UnsupportedShape);        // 9 tokens, 256 of n
+  CHECK(run(Op::N, Op::N, 4, a.ptr, k, b.ptr, n) == Status::UnsupportedShape);        // B row-major, n of 256
+  CHECK(run(Op::T, Op::T, 4, a.ptr, 8, b.ptr, k) == Status::UnsupportedShape);        // A stored transposed
+  CHECK(run(Op::N, Op::T, 4, a.ptr, k + 1, b.ptr, k) == Status::MisalignedA);         // rows of 514 bytes
+  CHECK(run(Op::N, Op::T, 4, a.ptr, k, b.ptr + 4, k) == Status::MisalignedB);         // 8 bytes off
+  std::vector<bf16> host(32 * n);
+  CUDA_REQUIRE(cudaMemcpy(host.data(), c.ptr, host.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+  for (const bf16& x : host) REQUIRE(gemm::detail::convert<float>(x) == 0.0f);  // nothing written
+}
