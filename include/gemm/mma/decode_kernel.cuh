@@ -38,25 +38,26 @@
 
 namespace gemm::mma {
 
-// The shape of a decode block: RowGroups 16-row groups of B per warp, warps along rows and along k,
-// steps of 32 k whose loads a warp keeps in flight.
+// The shape of a decode block: RowGroups 16-row groups of the weight per warp, WarpsAlongRows warps
+// over different row groups and up to WarpsAlongK along k (the launch picks how many), each keeping
+// PiecesInFlight warp steps of 32 k loaded before their mmas (two rounds of them with Prefetch).
 template <int RowGroups, int WarpsAlongRows, int WarpsAlongK, int PiecesInFlight, bool Prefetch = false>
 struct DecodeTile {
-  static constexpr bool kPrefetch = Prefetch;
   static_assert(RowGroups >= 1 && WarpsAlongRows >= 1 && WarpsAlongK >= 1 && PiecesInFlight >= 1,
                 "DecodeTile: every count must be at least 1.");
-  static_assert(RowGroups * WarpsAlongRows * WarpsAlongK <= 32 && WarpsAlongRows * WarpsAlongK <= 32,
-                "DecodeTile: at most 32 warps per block.");
+  static_assert(WarpsAlongRows * WarpsAlongK <= 32, "DecodeTile: at most 32 warps per block.");
   static constexpr int kRowGroups = RowGroups;
   static constexpr int kWarpsAlongRows = WarpsAlongRows;
   static constexpr int kWarpsAlongK = WarpsAlongK;
   static constexpr int kInFlight = PiecesInFlight;
-  static constexpr int kThreads = 32 * WarpsAlongRows * WarpsAlongK;
-  static constexpr int kRows = 16 * RowGroups * WarpsAlongRows;  // rows of B (columns of C) per block
-  static constexpr int kStepK = 32;                               // k per warp step
+  static constexpr bool kPrefetch = Prefetch;
+  static constexpr int kThreads = 32 * WarpsAlongRows * WarpsAlongK;  // the most a launch uses
+  static constexpr int kRows = 16 * RowGroups * WarpsAlongRows;       // rows of the weight per block
+  static constexpr int kStepK = 32;                                    // k per warp step
   static std::string describe() {
     return "DecodeTile<" + std::to_string(kRows) + " rows, " + std::to_string(WarpsAlongRows) + "x" +
-           std::to_string(WarpsAlongK) + " warps, " + std::to_string(PiecesInFlight) + " steps in flight>";
+           std::to_string(WarpsAlongK) + " warps, " + std::to_string(PiecesInFlight) + " steps in flight" +
+           (Prefetch ? ", two rounds>" : ">");
   }
 };
 
