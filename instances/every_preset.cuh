@@ -1,7 +1,8 @@
 #pragma once
 // What gemm_arch_check compiles for GEMM_CHECK_ARCHITECTURES (instances/CMakeLists.txt): every
 // preset that serves math type T with C of type Out, through every entry point (single products with
-// any layout, strided and pointer-array batches), and a fused epilogue (bias + GELU, row-major):
+// any layout; strided and pointer-array batches row-major, as the layouts' code is the single
+// products' and the batches add only their addressing), and a fused epilogue (bias + GELU, row-major):
 // Tuned's for every type, every preset's for the types of the epilogue tests (float, double, bf16
 // with bf16 or float C, fp16 with float C; kFused), so that a kernel which no longer compiles for
 // those architectures fails the build even though no program is built for them. Taking a
@@ -13,6 +14,7 @@
 namespace gemm_check {
 
 using gemm::detail::AnyOps;
+using RowMajorOps = gemm::detail::Ops<gemm::Op::N, gemm::Op::N>;
 
 using Entry = void (*)();
 
@@ -26,7 +28,7 @@ void fused_entry(Entry* out, int& n) {
                                  const gemm::Epilogue<Out, gemm::act::GeluTanh, Out>&, cudaStream_t,
                                  const gemm::detail::NoScales&);
   const Fused fused =
-      &gemm::detail::run_fused<T, P, gemm::detail::Ops<gemm::Op::N, gemm::Op::N>, false, Out, gemm::act::GeluTanh, Out>;
+      &gemm::detail::run_fused<T, P, RowMajorOps, false, Out, gemm::act::GeluTanh, Out>;
   out[n++] = reinterpret_cast<Entry>(fused);
 }
 
@@ -36,8 +38,8 @@ void every_entry(Entry* out, int& n) {
   // (Tuned's single and batched forms are the instance files'; its fused form is added here.)
   if constexpr (!kTuned) {
     out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::None>);
-    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Strided>);
-    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, AnyOps, Out, gemm::Batch::Pointers>);
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, RowMajorOps, Out, gemm::Batch::Strided>);
+    out[n++] = reinterpret_cast<Entry>(&gemm::detail::run<T, P, RowMajorOps, Out, gemm::Batch::Pointers>);
   }
   if constexpr (kTuned || kFused<T, Out>) fused_entry<T, Out, P>(out, n);
 }

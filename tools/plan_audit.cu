@@ -269,9 +269,9 @@ int main(int argc, char** argv) {
     using gemm::mma::DecodeTile;
     Audit<bf16, gemm::Op::T> dec{
         "bf16 NT decode", {"Decode", "Decode m16", "16x2 w16", "8x4 w32", "16x4 w32", "64x128 wgmma"}, shapes, reps};
-    dec.run<Tuned::Decode, DecodePolicy<DecodeTile<1, 1, 16, 4, true>, 2, 16>,
-            DecodePolicy<DecodeTile<1, 1, 16, 2, true>, 2, 16>, DecodePolicy<DecodeTile<1, 1, 8, 4, true>, 2, 32>,
-            DecodePolicy<DecodeTile<1, 1, 16, 4, true>, 2, 32>, Tuned::HopperDecode>(h);
+    dec.run<Tuned::Decode, DecodePolicy<DecodeTile<1, 1, 16, 4>, 2, 16>,
+            DecodePolicy<DecodeTile<1, 1, 16, 2>, 2, 16>, DecodePolicy<DecodeTile<1, 1, 8, 4>, 2, 32>,
+            DecodePolicy<DecodeTile<1, 1, 16, 4>, 2, 32>, Tuned::HopperDecode>(h);
     md += dec.md;
     // The tokens in B (n small) against a row-major A: B's rows (stored transposed, which Tuned takes)
     // and B's columns (row-major, which it does not), beside the wgmma tiles Tuned would run instead.

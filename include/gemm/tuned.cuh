@@ -133,7 +133,7 @@ struct Tuned : Named<Tuned> {
   // per block along k, as many as bring the call to 16 warps per SM, two rounds of 4 pieces in
   // flight per warp. H200, m = 1, 4, 8 over 22 weight shapes, against cuBLAS: geometric mean 1.17,
   // worst 0.82 (5120 x 5120); the 64x128 wgmma tile below: 0.87, worst 0.63.
-  using Decode = DecodePolicy<mma::DecodeTile<1, 1, 16, 4, true>, 1, 16>;
+  using Decode = DecodePolicy<mma::DecodeTile<1, 1, 16, 4>, 1, 16>;
   template <class KSplit>
   using HopperDecodeTile = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TmaStoreEpilogue, PackMisalignedOperands, KSplit>;

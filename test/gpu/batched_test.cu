@@ -27,33 +27,64 @@ struct BatchCase {
   }
 };
 
+// Which entry a batch is run through: the public ones (any layout, chosen at run time), or the
+// library's entry with the layout fixed at compile time, for row-major calls with A as stored and B
+// either way. The second compiles a policy's kernels for two layouts instead of four: the test of
+// every preset's batches uses it (every preset's layouts are the preset tests' and Tuned's batches
+// cover all four here).
+enum class Entries { Public, TwoLayouts };
+
+template <class T, class Policy, class Out, gemm::Op kOpB, gemm::Batch kBatch>
+gemm::Status call_fixed_layout(const gemm::GemmArgs<gemm::storage_t<T>, Out, kBatch>& args, cudaStream_t stream) {
+  return gemm::detail::run<T, Policy, gemm::detail::Ops<gemm::Op::N, kOpB>, Out, kBatch>(args, stream);
+}
+
 // The call itself, in the row-major frame of c (the column-major entry point gets C^T's arguments).
-template <class T, class Policy, class Out>
+template <class T, class Policy, class Out, Entries kEntries = Entries::Public>
 gemm::Status call(const BatchCase& bc, const gemm::storage_t<T>* A, long long sa, const gemm::storage_t<T>* B,
                   long long sb, Out* C, long long sc, const gemm::storage_t<T>* const* pa,
                   const gemm::storage_t<T>* const* pb, Out* const* pc, cudaStream_t stream) {
   const Case& c = bc.c;
   using S = gemm::scalar_t<T>;
   const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
-  if (bc.pointers) {
+  if constexpr (kEntries == Entries::TwoLayouts) {
+    REQUIRE(!c.column_major);
+    REQUIRE(c.op_a == Op::N);
+    const auto fixed = [&](auto args) {
+      return c.op_b == Op::N ? call_fixed_layout<T, Policy, Out, Op::N>(args, stream)
+                             : call_fixed_layout<T, Policy, Out, Op::T>(args, stream);
+    };
+    if (bc.pointers) {
+      gemm::GemmArgs<gemm::storage_t<T>, Out, gemm::Batch::Pointers> args{
+          c.m, c.n, c.k, alpha, nullptr, c.lda(), nullptr, c.ldb(), beta, nullptr, c.ldc(), c.op_a, c.op_b};
+      args.batch = bc.batch, args.A_array = pa, args.B_array = pb, args.C_array = pc;
+      return fixed(args);
+    }
+    gemm::GemmArgs<gemm::storage_t<T>, Out, gemm::Batch::Strided> args{
+        c.m, c.n, c.k, alpha, A, c.lda(), B, c.ldb(), beta, C, c.ldc(), c.op_a, c.op_b};
+    args.batch = bc.batch, args.stride_a = sa, args.stride_b = sb, args.stride_c = sc;
+    return fixed(args);
+  } else {
+    if (bc.pointers) {
+      if (c.column_major)
+        return gemm::blas::gemm_batched<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, pb, c.ldb(), pa, c.lda(), beta,
+                                                   pc, c.ldc(), bc.batch, stream);
+      return gemm::gemm_batched<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, pa, c.lda(), pb, c.ldb(), beta, pc,
+                                           c.ldc(), bc.batch, stream);
+    }
     if (c.column_major)
-      return gemm::blas::gemm_batched<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, pb, c.ldb(), pa, c.lda(), beta,
-                                                 pc, c.ldc(), bc.batch, stream);
-    return gemm::gemm_batched<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, pa, c.lda(), pb, c.ldb(), beta, pc,
-                                         c.ldc(), bc.batch, stream);
+      return gemm::blas::gemm_strided_batched<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, B, c.ldb(), sb, A, c.lda(),
+                                                         sa, beta, C, c.ldc(), sc, bc.batch, stream);
+    return gemm::gemm_strided_batched<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, A, c.lda(), sa, B, c.ldb(), sb,
+                                                 beta, C, c.ldc(), sc, bc.batch, stream);
   }
-  if (c.column_major)
-    return gemm::blas::gemm_strided_batched<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, B, c.ldb(), sb, A, c.lda(),
-                                                       sa, beta, C, c.ldc(), sc, bc.batch, stream);
-  return gemm::gemm_strided_batched<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, A, c.lda(), sa, B, c.ldb(), sb,
-                                               beta, C, c.ldc(), sc, bc.batch, stream);
 }
 
 // Runs the batch and checks every entry of C against the fp64 reference (the same error model as
 // run_case), and that nothing between or around the entries was written.
 // refusable: the policy may instead refuse the call with one of these statuses, having launched
 // nothing and written nothing.
-template <class Policy, class T, class Out = gemm::storage_t<T>>
+template <class Policy, class T, class Out = gemm::storage_t<T>, Entries kEntries = Entries::Public>
 void run_batch(const BatchCase& bc, std::vector<gemm::Status> refusable = {}) {
   using In = gemm::storage_t<T>;
   const Case& c = bc.c;
@@ -105,7 +136,7 @@ void run_batch(const BatchCase& bc, std::vector<gemm::Status> refusable = {}) {
     CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     cudaGraph_t graph;
     CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    status = call<T, Policy, Out>(bc, A, sa, B, sb, C, sc, dpa.ptr, dpb.ptr, dpc.ptr, stream);
+    status = call<T, Policy, Out, kEntries>(bc, A, sa, B, sb, C, sc, dpa.ptr, dpb.ptr, dpc.ptr, stream);
     CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
     cudaGraphExec_t exec;
     CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
@@ -117,7 +148,7 @@ void run_batch(const BatchCase& bc, std::vector<gemm::Status> refusable = {}) {
     CUDA_REQUIRE(cudaGraphDestroy(graph));
     CUDA_REQUIRE(cudaStreamDestroy(stream));
   } else {
-    status = call<T, Policy, Out>(bc, A, sa, B, sb, C, sc, dpa.ptr, dpb.ptr, dpc.ptr, 0);
+    status = call<T, Policy, Out, kEntries>(bc, A, sa, B, sb, C, sc, dpa.ptr, dpb.ptr, dpc.ptr, 0);
   }
   INFO("status: " << gemm::to_string(status));
   CUDA_REQUIRE(cudaGetLastError());
@@ -225,6 +256,7 @@ using gemm_test::BatchCase;
 using gemm_test::Case;
 using gemm_test::check_batches;
 using gemm_test::run_batch;
+using gemm_test::Entries;
 using gemm::Op;
 
 TEST_CASE("Batched Tuned<float>: every entry, every layout, strided and pointer arrays", "[gpu][batched][float]") {
@@ -443,7 +475,10 @@ void every_preset(gemm::TypeList<P...>) {
                                   BatchCase{Case{128, 128, 64, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T), 3}};
   for (int i = 0; i < 2; ++i) cases.push_back(cases[i]), cases.back().pointers = true;
   const auto one = [&](auto policy) {
-    for (const BatchCase& bc : cases) run_batch<decltype(policy), T, Out>(bc, refusable);
+    using Policy = decltype(policy);
+    // (Tuned through the public entries: its kernels for them are compiled once, in gemm_instances.)
+    constexpr Entries kEntries = std::is_same_v<Policy, gemm::preset::Tuned> ? Entries::Public : Entries::TwoLayouts;
+    for (const BatchCase& bc : cases) run_batch<Policy, T, Out, kEntries>(bc, refusable);
   };
   (one(P{}), ...);
 }

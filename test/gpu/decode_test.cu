@@ -17,7 +17,7 @@ using Tuned = gemm::preset::Tuned;
 using bf16 = __nv_bfloat16;
 // Tuned's composition, and the same with two token tiles (m up to 16).
 using Decode = Tuned::Decode;
-using Decode16 = gemm::DecodePolicy<gemm::mma::DecodeTile<1, 1, 16, 4, true>, 2, 16>;
+using Decode16 = gemm::DecodePolicy<gemm::mma::DecodeTile<1, 1, 16, 4>, 2, 16>;
 
 bool on_sm80() {
   int dev = 0, major = 0;

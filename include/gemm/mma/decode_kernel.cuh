@@ -20,16 +20,18 @@
 // A block's warps are WarpsAlongRows x warps along k: the first own different 16-row groups (and
 // read the same tokens at about the same time, which L1 then serves), the second different steps of
 // k, in turn (warp w of a row group takes steps w, w + warps, ...), so that a block's loads of one
-// row are neighbours. Each warp keeps PiecesInFlight steps of loads issued before their mmas (two
-// rounds of them with Prefetch). Blocks along y share k in slices (where the rows alone give too
+// row are neighbours. Each warp keeps two rounds of PiecesInFlight steps of loads in flight: the next
+// round is issued before the mmas of this one wait for theirs. Blocks along y share k in slices (where the rows alone give too
 // few warps); the warps' sums meet in shared memory and the slices' in a workspace, added in a fixed
-// order by the last block of a row group to arrive, so results are bitwise the same from call to call.
+// order by the last block of a row group to arrive (detail/slice_sums.cuh), so results are bitwise the
+// same from call to call.
 //
 // Weight rows past the end and tokens past the count read the last one instead (their sums are never
 // stored); k past the end reads zeros. Every 16-byte load needs 16-byte-aligned rows (DecodePolicy
 // checks).
 #include <cstdint>
 #include <type_traits>
+#include "../detail/slice_sums.cuh"
 #include "../epilogue.cuh"
 #include "../ptx/ld_global.cuh"
 #include "../ptx/mma.cuh"
@@ -40,8 +42,8 @@ namespace gemm::mma {
 
 // The shape of a decode block: RowGroups 16-row groups of the weight per warp, WarpsAlongRows warps
 // over different row groups and up to WarpsAlongK along k (the launch picks how many), each keeping
-// PiecesInFlight warp steps of 32 k loaded before their mmas (two rounds of them with Prefetch).
-template <int RowGroups, int WarpsAlongRows, int WarpsAlongK, int PiecesInFlight, bool Prefetch = false>
+// two rounds of PiecesInFlight warp steps of 32 k loaded before their mmas.
+template <int RowGroups, int WarpsAlongRows, int WarpsAlongK, int PiecesInFlight>
 struct DecodeTile {
   static_assert(RowGroups >= 1 && WarpsAlongRows >= 1 && WarpsAlongK >= 1 && PiecesInFlight >= 1,
                 "DecodeTile: every count must be at least 1.");
@@ -50,14 +52,12 @@ struct DecodeTile {
   static constexpr int kWarpsAlongRows = WarpsAlongRows;
   static constexpr int kWarpsAlongK = WarpsAlongK;
   static constexpr int kInFlight = PiecesInFlight;
-  static constexpr bool kPrefetch = Prefetch;
   static constexpr int kThreads = 32 * WarpsAlongRows * WarpsAlongK;  // the most a launch uses
   static constexpr int kRows = 16 * RowGroups * WarpsAlongRows;       // rows of the weight per block
   static constexpr int kStepK = 32;                                    // k per warp step
   static std::string describe() {
     return "DecodeTile<" + std::to_string(kRows) + " rows, " + std::to_string(WarpsAlongRows) + "x" +
-           std::to_string(WarpsAlongK) + " warps, " + std::to_string(PiecesInFlight) + " steps in flight" +
-           (Prefetch ? ", two rounds>" : ">");
+           std::to_string(WarpsAlongK) + " warps, " + std::to_string(PiecesInFlight) + " steps a round, two rounds in flight>";
   }
 };
 
@@ -203,12 +203,6 @@ __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args,
   // Two rounds of loads in flight: the next round is issued before this one's mmas wait for theirs.
   DecodePieces<In, Tile, MT> even, odd;
   int step = first + warp_k;
-  if constexpr (!Tile::kPrefetch) {
-    for (; step < end; step += round) {
-      even.load(w_rows, tokens, token_ld, step, warps_k, end, k_left);
-      even.multiply(acc);
-    }
-  }
   if (step < end) even.load(w_rows, tokens, token_ld, step, warps_k, end, k_left);
   while (step < end) {
     if (step + round < end) odd.load(w_rows, tokens, token_ld, step + round, warps_k, end, k_left);
@@ -254,12 +248,9 @@ __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args,
       const int e = threadIdx.x + i * threads;
       if (e < kOut) group[static_cast<long long>(blockIdx.y) * kOut + e] = sum[i];
     }
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(split.counters + blockIdx.x, 1u) == static_cast<unsigned>(split.slices - 1);
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    const auto block_sync = [] { __syncthreads(); };
+    if (!detail::counted_in_last(split.counters + blockIdx.x, split.slices, threadIdx.x == 0, &last, block_sync))
+      return;
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const int e = threadIdx.x + i * threads;
@@ -268,7 +259,7 @@ __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args,
         for (int q = 0; q < split.slices; ++q) s += __ldcg(group + static_cast<long long>(q) * kOut + e);
       sum[i] = s;
     }
-    if (threadIdx.x == 0) split.counters[blockIdx.x] = 0;  // ready for the next call
+    detail::reset_slice_counter(split.counters + blockIdx.x, threadIdx.x == 0);
   }
 #pragma unroll
   for (int i = 0; i < kPerThread; ++i) {

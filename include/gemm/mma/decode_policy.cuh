@@ -4,7 +4,7 @@
 // MaxTokenTiles columns of B (stored either way) against a row-major A. mma.sync with the weight's
 // rows on mma's 16-row side (mma/decode_kernel.cuh), so it runs on every sm_80+ GPU, Hopper included.
 //
-//   DecodePolicy<DecodeTile<RowGroups, WarpsAlongRows, WarpsAlongK, PiecesInFlight, Prefetch>,
+//   DecodePolicy<DecodeTile<RowGroups, WarpsAlongRows, WarpsAlongK, PiecesInFlight>,
 //                MaxTokenTiles, WarpsPerSm, Targets>
 //
 // One kernel per 8 tokens (tiles of mma's 8 columns; 1 .. MaxTokenTiles) and per side the tokens are
@@ -177,10 +177,7 @@ struct DecodePolicy {
       if (Status st = workspace.allocate(scratch, bytes); st != Status::Success) return st;
       split.partials = reinterpret_cast<float*>(scratch);
       split.counters = reinterpret_cast<unsigned*>(scratch + bytes - groups * sizeof(unsigned));
-      if (cudaError_t err = cudaMemsetAsync(split.counters, 0, groups * sizeof(unsigned), stream); err != cudaSuccess) {
-        cudaGetLastError();
-        return detail::record(err, Status::CudaError);
-      }
+      if (Status st = detail::zero_slice_counters(split.counters, groups, stream); st != Status::Success) return st;
     }
     const int threads = 32 * Tile::kWarpsAlongRows * l.warps_k;
     return detail::launch_kernel<&mma::decode_kernel<Args, Tile, MT, kSide>>(detail::Grid(groups, l.slices), threads,

@@ -348,11 +348,7 @@ struct HopperPolicy {
         split_k.partials = reinterpret_cast<float*>(scratch + staging.bytes);
         split_k.counters = reinterpret_cast<unsigned*>(scratch + staging.bytes + k_slices_bytes<S>(caller_args, slices) -
                                                        k_counter_bytes(tiles));
-        if (cudaError_t err = cudaMemsetAsync(split_k.counters, 0, static_cast<std::size_t>(tiles) * 4, stream);
-            err != cudaSuccess) {
-          cudaGetLastError();
-          return detail::record(err, Status::CudaError);
-        }
+        if (Status s = detail::zero_slice_counters(split_k.counters, tiles, stream); s != Status::Success) return s;
       }
       if (Status s = launch_layout<L>(args, dev, stream, split_k); s != Status::Success) return s;
       return staging.stage_out(caller_args, args, dev, stream);

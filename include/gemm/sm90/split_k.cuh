@@ -4,12 +4,11 @@
 // 32 tiles of 64 x 128; weight gradients: 384 x 384 x 65536 is 9 tiles of 128 x 128).
 //
 // Every block stores its slice's accumulators, as they lie in its threads' registers, into a
-// workspace of fp32 partial tiles and counts itself in on the tile's counter. The block that counts
-// last adds the slices from the workspace in slice order (its own too), so the sum's order is fixed
-// whatever order the blocks finish in and results are bitwise reproducible from call to call; it
-// then runs the tile's epilogue and sets the counter back to 0. The host zeroes the counters before
-// the launch (they live in the call's stream-ordered scratch).
+// workspace of fp32 partial tiles and counts itself in on the tile's counter; the block that counts
+// last adds the slices in slice order and runs the tile's epilogue (detail/slice_sums.cuh: results
+// bitwise reproducible from call to call).
 #include <cstdint>
+#include "../detail/slice_sums.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "barriers.cuh"
 #include "scheduler.cuh"
@@ -55,12 +54,9 @@ __device__ bool split_k_reduce(float (&acc)[Shape::kMmaM][Shape::kAccRegs], cons
       *P::piece(mine, consumer, q, t) = make_float4(acc[mi][i], acc[mi][i + 1], acc[mi][i + 2], acc[mi][i + 3]);
     }
   }
-  __threadfence();  // the partial is visible to every block before this one counts itself in
-  ptx::named_barrier_sync(kSplitKBarrier, 128 * Shape::kConsumers);
-  if (threadIdx.x == 128) *flag = atomicAdd(sk.counters + tile_index, 1u) == static_cast<unsigned>(sk.splits - 1);
-  ptx::named_barrier_sync(kSplitKBarrier, 128 * Shape::kConsumers);
-  if (!*flag) return false;
-  __threadfence();  // the other blocks' partials, read below, are theirs as counted
+  const auto consumers_sync = [] { ptx::named_barrier_sync(kSplitKBarrier, 128 * Shape::kConsumers); };
+  const bool leader = threadIdx.x == 128;  // the first consumer thread
+  if (!detail::counted_in_last(sk.counters + tile_index, sk.splits, leader, flag, consumers_sync)) return false;
   if (rows_in) {
     // Slice by slice, each slice's pieces loaded together (one trip to L2 per slice, not per piece).
     for (int s = 0; s < sk.splits; ++s) {
@@ -77,7 +73,7 @@ __device__ bool split_k_reduce(float (&acc)[Shape::kMmaM][Shape::kAccRegs], cons
       }
     }
   }
-  if (threadIdx.x == 128) sk.counters[tile_index] = 0;  // ready for the next call
+  detail::reset_slice_counter(sk.counters + tile_index, leader);
   return true;
 }
 
