@@ -1,11 +1,23 @@
 // Host time per call: what gemm::gemm (and cublasGemmEx, for comparison) costs the calling thread,
 // apart from the GPU's time. The stream is first held by a kernel that spins for 50 ms, so the
-// calls timed here only queue behind it and never wait for the GPU; 400 calls per round (well
-// under the launch queue's depth), median of 9 rounds. Usage: gemm_host_overhead
+// calls timed here only queue behind it and never wait for the GPU; 200 calls per round, median of
+// 9 rounds. (The launch queue holds about a thousand operations: a call of several, such as a
+// staged copy, a memset and the GEMM, would fill it at 400 calls, and the host would then wait for
+// the spinning kernel, about 125 us a call here.)
+//
+// Usage: gemm_host_overhead                       square float and bf16 calls beside cublasGemmEx
+//        gemm_host_overhead --shapes [L/]MxNxK ...   bf16 calls of these shapes (L: NT, TN or TT, A and B
+//                                                 row-major as stored; none: NN): besides host time, the
+//                                                 kernels each call launches and the time per call of
+//                                                 calls back to back (CUDA events, median of 9
+//                                                 batches), ours and cuBLAS's: where a small call's
+//                                                 time goes
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -25,7 +37,7 @@ __global__ void spin(long long cycles) {
 
 template <class F>
 double host_us_per_call(cudaStream_t stream, F call) {
-  constexpr int kCalls = 400;
+  constexpr int kCalls = 200;
   std::vector<double> rounds;
   int clock_khz = 0;
   CHECK_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
@@ -76,9 +88,79 @@ void row(cublasHandle_t handle, cudaStream_t stream, const char* type, int s, cu
   CHECK_CUDA(cudaFree(C));
 }
 
+// Seconds per call of calls back to back on the stream (the GPU's time per call, or the host's where
+// the host is slower): median of 9 batches of `calls`, after a warm-up batch.
+template <class F>
+double us_per_call_back_to_back(cudaStream_t stream, F call, int calls) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  std::vector<double> batches;
+  for (int r = 0; r < 10; ++r) {
+    CHECK_CUDA(cudaEventRecord(start, stream));
+    for (int i = 0; i < calls; ++i) call();
+    CHECK_CUDA(cudaEventRecord(stop, stream));
+    CHECK_CUDA(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    if (r > 0) batches.push_back(1e3 * ms / calls);
+  }
+  CHECK_CUDA(cudaEventDestroy(start));
+  CHECK_CUDA(cudaEventDestroy(stop));
+  std::sort(batches.begin(), batches.end());
+  return batches[batches.size() / 2];
+}
+
+// One bf16 shape: "[NT|TN|TT/]MxNxK", A and B row-major as stored (the benchmark's naming).
+void shape_row(cublasHandle_t handle, cudaStream_t stream, const std::string& spec) {
+  using T = __nv_bfloat16;
+  gemm::Op op_a = gemm::Op::N, op_b = gemm::Op::N;
+  std::string dims = spec;
+  if (spec.size() > 3 && spec[2] == '/') {
+    op_a = spec[0] == 'T' ? gemm::Op::T : gemm::Op::N;
+    op_b = spec[1] == 'T' ? gemm::Op::T : gemm::Op::N;
+    dims = spec.substr(3);
+  }
+  int m = 0, n = 0, k = 0;
+  if (std::sscanf(dims.c_str(), "%dx%dx%d", &m, &n, &k) != 3 || m < 1 || n < 1 || k < 1) {
+    std::fprintf(stderr, "bad shape %s\n", spec.c_str());
+    std::exit(2);
+  }
+  const int lda = op_a == gemm::Op::N ? k : m, ldb = op_b == gemm::Op::N ? n : k;
+  T* A = device_random<T>(static_cast<size_t>(m) * k);
+  T* B = device_random<T>(static_cast<size_t>(k) * n);
+  T* C = device_random<T>(static_cast<size_t>(m) * n);
+  const float one = 1.0f, zero = 0.0f;
+  const auto ours = [&] {
+    if (gemm::gemm<T>(op_a, op_b, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, n, stream) != gemm::Status::Success)
+      std::exit(1);
+  };
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: cuBLAS gets B first.
+  const auto theirs = [&] {
+    if (cublasGemmEx(handle, op_b == gemm::Op::N ? CUBLAS_OP_N : CUBLAS_OP_T,
+                     op_a == gemm::Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, n, m, k, &one, B, CUDA_R_16BF, ldb, A,
+                     CUDA_R_16BF, lda, &zero, C, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+      std::exit(1);
+  };
+  const gemm::Plan plan = gemm::plan<T>(op_a, op_b, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, n);
+  const unsigned long long before = gemm::kernel_launches();
+  ours();
+  const unsigned long long launches = gemm::kernel_launches() - before;
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  const double host_ours = host_us_per_call(stream, ours), host_theirs = host_us_per_call(stream, theirs);
+  const double gpu_ours = us_per_call_back_to_back(stream, ours, 200);
+  const double gpu_theirs = us_per_call_back_to_back(stream, theirs, 200);
+  std::printf("| %s | %llu | %.2f | %.2f | %.2f | %.2f | %.3f | %s |\n", spec.c_str(), launches, host_ours,
+              host_theirs, gpu_ours, gpu_theirs, gpu_theirs / gpu_ours, plan.describe().c_str());
+  CHECK_CUDA(cudaFree(A));
+  CHECK_CUDA(cudaFree(B));
+  CHECK_CUDA(cudaFree(C));
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   cudaStream_t stream;
@@ -86,10 +168,20 @@ int main() {
   cublasHandle_t handle;
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS)
     return 1;
-  std::printf("Host time per call on %s (us; the GPU held by a spinning kernel, 400 calls per round, median of 9)\n\n",
+  std::printf("Host time per call on %s (us; the GPU held by a spinning kernel, 200 calls per round, median of 9)\n\n",
               prop.name);
   const double floor = host_us_per_call(stream, [&] { empty_kernel<<<1, 32, 0, stream>>>(); });
   std::printf("The floor: one launch of an empty kernel (<<<1, 32>>>) costs %.2f us.\n\n", floor);
+  if (argc > 1 && std::strcmp(argv[1], "--shapes") == 0) {
+    std::printf("bf16, C row-major with ldc = n, beta = 0. Host: us of the calling thread per call with the GPU "
+                "busy. Back to back: us per call of 200 calls queued together.\n\n");
+    std::printf("| shape | launches | host, ours | host, cuBLAS | back to back, ours | back to back, cuBLAS | "
+                "ratio | plan |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+    for (int i = 2; i < argc; ++i) shape_row(handle, stream, argv[i]);
+    cublasDestroy(handle);
+    CHECK_CUDA(cudaStreamDestroy(stream));
+    return 0;
+  }
   std::printf("| type | shape | gemm::gemm | cublasGemmEx | gemm::plan | family |\n|---|---|---:|---:|---:|---|\n");
   for (int s : {128, 512, 4096}) {
     row<float>(handle, stream, "float", s, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC);

@@ -4,7 +4,8 @@
 // Tuned's plan names (gemm::plan, the same decision the call makes) and what Tuned's choice costs
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
-//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --fit | --decode] [--shape MxNxK ...]
+//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --fit | --decode | --small]
+//              [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
 // them as the table's fields (rules.cuh).
 // --splits: instead of Tuned's candidates, the Hopper kernel's k split into a fixed number of
@@ -13,6 +14,9 @@
 // --decode: a few tokens against a weight stored transposed (A row-major, B n x k), bf16: the decode
 // kernel (DecodePolicy) in Tuned's composition and in others, beside the 64-row wgmma tile: what
 // Tuned::Decode's tile and gemm::DecodeRules::max_m were chosen from.
+// --small: small calls with rows TMA cannot read (odd k or n), A row-major and B either way, bf16:
+// the wgmma tiles Tuned picks from on sm_90 (which stage such rows in aligned copies first) beside
+// the mma.sync compositions it runs where wgmma cannot (one launch, element loads for odd rows).
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -216,7 +220,7 @@ int main(int argc, char** argv) {
   const char* out_path = nullptr;
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
-  bool bf16_only = false, fp32_only = false, splits = false, fit_only = false, decode = false;
+  bool bf16_only = false, fp32_only = false, splits = false, fit_only = false, decode = false, small = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -225,6 +229,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--splits")) splits = true;
     if (!std::strcmp(argv[i], "--fit")) fit_only = true;
     if (!std::strcmp(argv[i], "--decode")) decode = true;
+    if (!std::strcmp(argv[i], "--small")) small = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -262,7 +267,28 @@ int main(int argc, char** argv) {
       for (const Shape& w : weights) shapes.push_back({m, w.n, w.k});
   }
   if (!only.empty()) shapes = only;
-  if (decode) {
+  if (small) {
+    // Small and misaligned calls (the shape space's random class where Tuned trails cuBLAS most: odd
+    // k or n, so rows TMA cannot read, and little work per call), A row-major, B either way: Tuned
+    // the compositions it picks from on sm_90 (the wgmma tiles, which stage rows TMA cannot read in
+    // aligned copies first) beside the mma.sync ones it runs on GPUs without wgmma (one launch, no
+    // staged copies).
+    const std::vector<Shape> nn = {{15514, 11, 13}, {7705, 4, 6956}, {8561, 4, 10692}, {1, 51, 2450}, {177, 30, 3595},
+                                   {19, 89, 2786},  {306, 7638, 53}, {12468, 44, 16},  {4, 378, 163}, {5, 4282, 108},
+                                   {3, 1753, 163},  {39, 4152, 930}, {3847, 9418, 461}};
+    const std::vector<Shape> nt = {{431, 9355, 4},  {196, 4579, 14},  {428, 1958, 83},  {594, 20, 220},
+                                   {81, 245, 4924}, {34, 28, 11122}, {102, 14, 12544}, {2029, 2, 6015},
+                                   {4, 127, 14772}, {2732, 2014, 657}};
+    const std::vector<const char*> names = {"mma.sync misaligned", "mma.sync 64x128", "64x128 wgmma", "128x64 wgmma",
+                                            "128x128 wgmma", "128x256 wgmma"};
+    Audit<bf16> sn{"bf16 NN small", names, only.empty() ? nn : only, reps};
+    sn.run<Tuned::MmaMisaligned, Tuned::MmaSmall, Tuned::HopperDecode, Tuned::HopperSmall, Tuned::HopperMedium,
+           Tuned::Hopper>(h);
+    Audit<bf16, gemm::Op::T> st{"bf16 NT small", names, only.empty() ? nt : only, reps};
+    st.run<Tuned::MmaMisaligned, Tuned::MmaSmall, Tuned::HopperDecode, Tuned::HopperSmall, Tuned::HopperMedium,
+           Tuned::Hopper>(h);
+    md += sn.md + st.md;
+  } else if (decode) {
     // Tuned's composition (m <= 8), the same with two token tiles (m <= 16), other block shapes
     // (warps along k, pieces in flight, warps per SM), and the 64-row wgmma tile.
     using gemm::DecodePolicy;
@@ -303,7 +329,7 @@ int main(int argc, char** argv) {
     bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
   }
-  if (!bf16_only && !splits && !fit_only && !decode) {
+  if (!bf16_only && !splits && !fit_only && !decode && !small) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

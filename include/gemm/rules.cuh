@@ -45,6 +45,13 @@ struct HopperRules {
   // against 17.4 whole, 1024 x 1024 x 65536 207.6 against 279.5.
   double split_medium_cost = 1.5;
   int split_overhead_blocks = 28;
+  // A single 16-bit product whose A or B rows TMA cannot read (not 16-byte aligned) runs on mma.sync
+  // (one launch, element loads where cp.async cannot read) where k is at most this, instead of being
+  // copied aligned for the Hopper kernel (a second launch and an allocation, most of such a call):
+  // H200, 15514 x 11 x 13 4.7 us against 18.7, 12468 x 44 x 16 5.6 against 12.6, 4 x 378 x 163 8.3
+  // against 12.3, 306 x 7638 x 53 13.8 against 15.2; even at 594 x 20 x 220 (9.3 against 9.2);
+  // behind from k = 461 (3847 x 9418 x 461: 417 against 99) as its element loads take over.
+  int unstaged_max_k = 192;
 };
 
 // The decode kernel (bf16, fp16 on sm_80+: mma/decode_policy.cuh) for a few tokens against a weight.
@@ -53,6 +60,11 @@ struct DecodeRules {
   // tiled kernels (on sm_90 the 64-row wgmma tile) read the weight about as fast: H200, 9-16 tokens,
   // a geometric mean of 0.90-0.94 of cuBLAS here against 0.88-0.94 there, worst 0.69-0.73 against 0.75.
   int max_m = 8;
+  // Tokens as the columns of a row-major B (k x n, n <= max_m) are read in 2-byte pieces, which L1
+  // serves while every block finds them there: up to this many bytes of B. H200, against the wgmma
+  // tiles Tuned ran instead: 2048 x 4 x 2048 5.7 us against 17.7, 8192 x 3 x 8192 44.6 against 58.3,
+  // 28672 x 8 x 4096 (64 KB) 81.4 against 81.1, but 16384 x 8 x 16384 (256 KB) 194.1 against 156.8.
+  long long max_column_token_bytes = 64 * 1024;
 };
 
 // Strict fp32 on CUDA cores (sm_80+, cp.async).
@@ -100,13 +112,14 @@ struct TuningRules {
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
-           "; fp32 large tiles from " +
+           ", rows TMA cannot read on mma.sync to k " + std::to_string(h.unstaged_max_k) + "; fp32 large tiles from " +
            c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
            ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +
            std::to_string(c.small_split_min_k) + ", slice weights " + detail::decimal(c.large_slice_speed) + "/" +
            detail::decimal(c.latency_penalty) + "/" + detail::decimal(c.small_slice_cost) + "; decode kernel to m " +
-           std::to_string(decode.max_m);
+           std::to_string(decode.max_m) + ", tokens as B's columns to " +
+           std::to_string(decode.max_column_token_bytes / 1024) + " KB of B";
   }
 };
 

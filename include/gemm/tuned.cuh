@@ -126,8 +126,8 @@ struct Tuned : Named<Tuned> {
   // H100, NT, against cuBLAS: 16 x 6144 x 4096 24.3 us / 23.2, 128 x 6144 x 4096 23.6 / 23.5 (128x64
   // tiles: 39.5), 64 x 8192 x 8192 51.1 / 51.3.
   // bf16 and fp16, up to decode.max_m tokens against a K-major weight, rows 16-byte aligned, on any
-  // sm_80+ GPU, B stored transposed: m tokens against B (n x k), or n tokens (B's rows) against a
-  // row-major A. mma.sync with the weight's rows on mma's 16-row side and the tokens on its 8
+  // sm_80+ GPU: m tokens against B stored transposed (n x k), or n tokens (B's rows, B stored
+  // transposed, or B's columns, B row-major and small) against a row-major A. mma.sync with the weight's rows on mma's 16-row side and the tokens on its 8
   // columns, each thread loading 16-byte pieces of the weight straight into its fragments
   // (mma/decode_kernel.cuh). Bound by reading B once: up to 16 warps
   // per block along k, as many as bring the call to 16 warps per SM, two rounds of 4 pieces in
@@ -207,9 +207,11 @@ struct Tuned : Named<Tuned> {
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
-           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows {" + MmaMisaligned::parts() +
+           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows, and on sm_90 single 16-bit products with rows TMA cannot read and k <= "
+           "unstaged_max_k {" + MmaMisaligned::parts() +
            "}; 16-bit on sm_80+ (Hopper included), A row-major and B transposed with 16-byte rows, at most "
-           "decode.max_m tokens (m, or else n) {" +
+           "decode.max_m tokens (m, or else n), or n <= decode.max_m columns of a row-major B of at most "
+           "decode.max_column_token_bytes {" +
            Decode::parts() +
            "}; before sm_80 {WarpTiled}; fp8 on sm_90 only, promoted accumulators (the tiles above whose math "
            "warpgroups own 64 x 128 or less): m <= decode_max_m {" + HopperDecode::parts() + "}, 128x128 tiles where "
@@ -275,30 +277,51 @@ struct Tuned : Named<Tuned> {
       }
       return visit(Pick<Double, T, Legacy>{}, "double before sm_80 (no FP64 tensor cores): CUDA cores, 128x128 tiles");
     } else if constexpr (is_16bit<T>) {
-      // (Not the tokens as columns of a row-major B: their 2-byte loads made it 0.62-0.77 of cuBLAS on
-      // some shapes, H200, 14336 x 1 x 4096, 28672 x 8 x 4096.)
-      if constexpr (Args::kBatching == Batch::None && L::a == Op::N && L::b == Op::T) {
-        if (dev.arch >= 80 && Decode::serves(args) && Decode::tokens(args) <= rules_for(dev.arch).decode.max_m) {
-          const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, B stored transposed, at most decode.max_m "
-                                                     "tokens (m, or else n) against a K-major weight with 16-byte "
-                                                     "rows (decode): mma.sync, the weight's rows on its 16-row side, "
-                                                     "16-byte loads into fragments, warps along k");
+      if constexpr (Args::kBatching == Batch::None && L::a == Op::N) {
+        const DecodeRules& r = rules_for(dev.arch).decode;
+        if (dev.arch >= 80 && Decode::serves(args) && Decode::tokens(args) <= r.max_m) {
+          if constexpr (L::b == Op::T) {
+            const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, B stored transposed, at most decode.max_m "
+                                                       "tokens (m, or else n) against a K-major weight with 16-byte "
+                                                       "rows (decode): mma.sync, the weight's rows on its 16-row "
+                                                       "side, 16-byte loads into fragments, warps along k");
+            if (!try_another(s)) return s;
+          } else {
+            // The tokens are B's columns (2-byte loads, which L1 serves while B is small).
+            if (static_cast<long long>(args.k) * args.n * sizeof(storage_t<T>) <= r.max_column_token_bytes) {
+              const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, n <= decode.max_m tokens as the columns of "
+                                                         "a row-major B of at most decode.max_column_token_bytes, "
+                                                         "against A with 16-byte rows (decode): mma.sync, A's rows "
+                                                         "on its 16-row side, warps along k");
+              if (!try_another(s)) return s;
+            }
+          }
+        }
+      }
+      // mma.sync for rows cp.async cannot read, compiled for every image: on sm_90 for short-k calls
+      // whose rows TMA cannot read, elsewhere the fallback below.
+      const auto misaligned = [&](const char* why) { return visit(Pick<MmaMisaligned, T>{}, why); };
+      if constexpr (Args::kBatching == Batch::None) {
+        if (dev.arch == 90 && args.k <= rules_for(dev.arch).hopper.unstaged_max_k &&
+            !(detail::a_aligned(args, 16) && detail::b_aligned(args, 16))) {
+          const Status s = misaligned("16-bit, sm_90, A or B rows TMA cannot read and k <= unstaged_max_k: mma.sync "
+                                      "in one launch (cp.async for blocks whose rows are 16-byte aligned, else element "
+                                      "loads) instead of aligned copies for the Hopper kernel");
           if (!try_another(s)) return s;
         }
       }
       if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
-        const auto misaligned = [&] {
-          return visit(Pick<MmaMisaligned, T, Fallback>{}, "16-bit, sm_80+ without wgmma, rows cp.async cannot read or "
-                                                           "cannot see (odd leading dimension or pointer, pointer "
-                                                           "arrays): mma.sync, cp.async for blocks whose rows are "
-                                                           "16-byte aligned, else element loads");
+        const auto misaligned_fallback = [&] {
+          return misaligned("16-bit, sm_80+ without wgmma, rows cp.async cannot read or "
+                            "cannot see (odd leading dimension or pointer, pointer arrays): mma.sync, cp.async "
+                            "for blocks whose rows are 16-byte aligned, else element loads");
         };
         Status s;
         if constexpr (Args::kBatching == Batch::Pointers)
-          s = misaligned();  // (the host never sees a pointer array's rows: compiled alone)
+          s = misaligned_fallback();  // (the host never sees a pointer array's rows: compiled alone)
         else
-          s = Mma::copies_can_read(args) ? mma_sync<T, Fallback>(args, dev, visit) : misaligned();
+          s = Mma::copies_can_read(args) ? mma_sync<T, Fallback>(args, dev, visit) : misaligned_fallback();
         if (!try_another(s)) return s;
       }
       return visit(Pick<WarpTiled, T, Legacy>{}, "16-bit before sm_80: CUDA cores (WarpTiled), converting to float");

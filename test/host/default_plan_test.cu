@@ -343,10 +343,10 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // 92 against 128.
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<8,2,32>"));
-  // C narrower than a tile (4096 x 8 x 4096 with B row-major: bound by reading A): 32 tiles of
-  // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (With B stored transposed the
-  // decode kernel takes it.)
-  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 8, 4096);
+  // C narrower than a tile (4096 x 8 x 8192 with B row-major: bound by reading A): 32 tiles of
+  // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (With B stored transposed, or
+  // row-major and at most decode.max_column_token_bytes, the decode kernel takes it.)
+  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 8, 8192);
   CHECK(has(narrow.composition, "BlockTile<128,64>"));
   CHECK(has(narrow.composition, "HopperSplitK<16,4,4>"));
   CHECK(narrow.workspace_bytes >= 32ull * 4 * 128 * 64 * 4 + 256);  // (and the staging copy of B's 16-byte rows)
@@ -418,6 +418,25 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(has(p.rules, "128/132"));
 }
 
+TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read on mma.sync", "[host][plan]") {
+  const int max_k = gemm::rules_for(90).hopper.unstaged_max_k;
+  // Odd k (A's rows) or odd n (B's rows): one mma.sync launch instead of aligned copies, up to max_k.
+  for (const int k : {13, max_k - 1}) {
+    const gemm::Plan p = plan_nn<bf16>(kH100, 15514, 16, k);
+    CHECK(has(p.composition, "MmaPolicy<"));
+    CHECK(has(p.reason, "unstaged_max_k"));
+    CHECK(p.workspace_bytes == 0);
+  }
+  CHECK(has(plan_nn<bf16>(kH100, 306, 7639, 64).composition, "MmaPolicy<"));                 // B's rows
+  CHECK(has(plan_nn<__half>(kH100, 431, 9355, 4, Op::N, Op::T).composition, "MmaPolicy<"));  // either layout
+  CHECK(has(plan_nn<bf16>(kH100, 256, 256, 64, Op::N, Op::N, 0, 0, 2).composition, "MmaPolicy<"));  // A's pointer
+  // Past max_k, aligned rows, batches: the Hopper kernel as before.
+  CHECK(has(plan_nn<bf16>(kH100, 3847, 9418, max_k + 1).composition, "HopperPolicy<"));
+  CHECK(has(plan_nn<bf16>(kH100, 15514, 16, 16).composition, "HopperPolicy<"));
+  // Elsewhere the choices without wgmma are unchanged (4-byte-aligned rows: the cp.async tiles).
+  CHECK(!has(plan_nn<bf16>(kA100, 15514, 16, 14).composition, "AlignedOr"));
+}
+
 TEST_CASE("the default plan takes the decode kernel for a few tokens against a transposed weight", "[host][plan]") {
   const gemm::Target kH20{90, 78, 227 * 1024};
   const int max_m = gemm::rules_for(90).decode.max_m;
@@ -436,11 +455,18 @@ TEST_CASE("the default plan takes the decode kernel for a few tokens against a t
   CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4096, Op::T, Op::T).composition, "DecodePolicy<"));  // A transposed
   CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4100, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8200 bytes
   CHECK(!has(plan_nn<float>(kH100, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
-  // The tokens in B's rows (n <= decode.max_m, B stored transposed) against a row-major A; not B's
-  // columns (B row-major), which the policy serves but Tuned does not take.
+  // The tokens in B's rows (n <= decode.max_m, B stored transposed) against a row-major A, and in B's
+  // columns (B row-major) while B is at most decode.max_column_token_bytes.
   CHECK(has(plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
   CHECK(has(plan_nn<bf16>(kA100, 7705, 4, 6960, Op::N, Op::T).composition, "DecodePolicy<"));
-  CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4096).composition, "DecodePolicy<"));
+  const long long column_bytes = gemm::rules_for(90).decode.max_column_token_bytes;
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 3, 4096).composition, "DecodePolicy<"));  // 24 KB of B
+  CHECK(has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16).composition, "DecodePolicy<"));
+  CHECK(has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16).reason, "columns"));
+  CHECK(!has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16 + 8).composition, "DecodePolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 16384, 8, 16384).composition, "DecodePolicy<"));   // 256 KB of B
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4100).composition, "DecodePolicy<"));    // A's rows of 8200 bytes
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4096, Op::T, Op::N).composition, "DecodePolicy<"));  // A transposed
   CHECK(!has(plan_nn<bf16>(kH100, 4096, max_m + 1, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
   CHECK(!has(plan_nn<bf16>(kH100, 4096, 8, 4100, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8200 bytes
   // Warps along k until 16 per SM, then k slices: 8 x 512 x 8192 is 32 blocks of 16 rows, 16 warps
