@@ -46,12 +46,16 @@ struct HopperRules {
   double split_medium_cost = 1.5;
   int split_overhead_blocks = 28;
   // A single 16-bit product whose A or B rows TMA cannot read (not 16-byte aligned) runs on mma.sync
-  // (one launch, element loads where cp.async cannot read) where k is at most this, instead of being
+  // (one launch, element loads where cp.async cannot read) where k is at most unstaged_max_k, instead of being
   // copied aligned for the Hopper kernel (a second launch and an allocation, most of such a call):
   // H200, 15514 x 11 x 13 4.7 us against 18.7, 12468 x 44 x 16 5.6 against 12.6, 4 x 378 x 163 8.3
   // against 12.3, 306 x 7638 x 53 13.8 against 15.2; even at 594 x 20 x 220 (9.3 against 9.2);
-  // behind from k = 461 (3847 x 9418 x 461: 417 against 99) as its element loads take over.
+  // behind from k = 461 (3847 x 9418 x 461: 417 against 99) as its element loads take over, and
+  // behind on larger calls of any k (1023 x 1025 x 161: 15.8 against 12.6; 4095 x 4097 x 191: 124
+  // against 50), hence also at most unstaged_max_flops (2 m n k; 306 x 7638 x 53, 0.92 of it: 13.8
+  // against 15.2).
   int unstaged_max_k = 192;
+  long long unstaged_max_flops = 1LL << 28;
 };
 
 // The decode kernel (bf16, fp16 on sm_80+: mma/decode_policy.cuh) for a few tokens against a weight.
@@ -112,7 +116,9 @@ struct TuningRules {
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
-           ", rows TMA cannot read on mma.sync to k " + std::to_string(h.unstaged_max_k) + "; fp32 large tiles from " +
+           ", rows TMA cannot read on mma.sync to k " + std::to_string(h.unstaged_max_k) + " and 2^" +
+           std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(h.unstaged_max_flops))) +
+           " flops; fp32 large tiles from " +
            c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
            ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +

@@ -207,8 +207,8 @@ struct Tuned : Named<Tuned> {
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
-           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows, and on sm_90 single 16-bit products with rows TMA cannot read and k <= "
-           "unstaged_max_k {" + MmaMisaligned::parts() +
+           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows, and on sm_90 small single 16-bit products with rows TMA cannot read (k <= "
+           "unstaged_max_k, 2 m n k <= unstaged_max_flops) {" + MmaMisaligned::parts() +
            "}; 16-bit on sm_80+ (Hopper included), A row-major and B transposed with 16-byte rows, at most "
            "decode.max_m tokens (m, or else n), or n <= decode.max_m columns of a row-major B of at most "
            "decode.max_column_token_bytes {" +
@@ -302,11 +302,14 @@ struct Tuned : Named<Tuned> {
       // whose rows TMA cannot read, elsewhere the fallback below.
       const auto misaligned = [&](const char* why) { return visit(Pick<MmaMisaligned, T>{}, why); };
       if constexpr (Args::kBatching == Batch::None) {
-        if (dev.arch == 90 && args.k <= rules_for(dev.arch).hopper.unstaged_max_k &&
+        const HopperRules& r = rules_for(dev.arch).hopper;
+        if (dev.arch == 90 && args.k <= r.unstaged_max_k &&
+            2.0 * args.m * args.n * args.k <= static_cast<double>(r.unstaged_max_flops) &&
             !(detail::a_aligned(args, 16) && detail::b_aligned(args, 16))) {
-          const Status s = misaligned("16-bit, sm_90, A or B rows TMA cannot read and k <= unstaged_max_k: mma.sync "
-                                      "in one launch (cp.async for blocks whose rows are 16-byte aligned, else element "
-                                      "loads) instead of aligned copies for the Hopper kernel");
+          const Status s = misaligned("16-bit, sm_90, A or B rows TMA cannot read, k <= unstaged_max_k and 2 m n k <= "
+                                      "unstaged_max_flops: mma.sync in one launch (cp.async for blocks whose rows are "
+                                      "16-byte aligned, else element loads) instead of aligned copies for the Hopper "
+                                      "kernel");
           if (!try_another(s)) return s;
         }
       }

@@ -427,11 +427,14 @@ TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read 
     CHECK(has(p.reason, "unstaged_max_k"));
     CHECK(p.workspace_bytes == 0);
   }
-  CHECK(has(plan_nn<bf16>(kH100, 306, 7639, 64).composition, "MmaPolicy<"));                 // B's rows
+  CHECK(has(plan_nn<bf16>(kH100, 306, 7639, 53).composition, "MmaPolicy<"));                 // B's rows
   CHECK(has(plan_nn<__half>(kH100, 431, 9355, 4, Op::N, Op::T).composition, "MmaPolicy<"));  // either layout
   CHECK(has(plan_nn<bf16>(kH100, 256, 256, 64, Op::N, Op::N, 0, 0, 2).composition, "MmaPolicy<"));  // A's pointer
-  // Past max_k, aligned rows, batches: the Hopper kernel as before.
+  // Past max_k or unstaged_max_flops, aligned rows: the Hopper kernel as before.
   CHECK(has(plan_nn<bf16>(kH100, 3847, 9418, max_k + 1).composition, "HopperPolicy<"));
+  CHECK(has(plan_nn<bf16>(kH100, 4095, 4097, max_k - 1).composition, "HopperPolicy<"));
+  CHECK(has(plan_nn<bf16>(kH100, 1023, 1025, 161).composition, "HopperPolicy<"));  // 2^28.3 flops
+  CHECK(has(plan_nn<bf16>(kH100, 1023, 1025, 127).composition, "MmaPolicy<"));     // 2^28.0
   CHECK(has(plan_nn<bf16>(kH100, 15514, 16, 16).composition, "HopperPolicy<"));
   // Elsewhere the choices without wgmma are unchanged (4-byte-aligned rows: the cp.async tiles).
   CHECK(!has(plan_nn<bf16>(kA100, 15514, 16, 14).composition, "AlignedOr"));
