@@ -46,8 +46,9 @@ struct HopperRules {
   double split_medium_cost = 1.5;
   int split_overhead_blocks = 28;
   // A single 16-bit product whose A or B rows TMA cannot read (not 16-byte aligned) runs on mma.sync
-  // (one launch, element loads where cp.async cannot read) where k is at most unstaged_max_k, instead of being
-  // copied aligned for the Hopper kernel (a second launch and an allocation, most of such a call):
+  // (one launch, element loads where cp.async cannot read) where k is at most unstaged_max_k, instead
+  // of being copied aligned for the Hopper kernel (a second launch and an allocation, most of such a
+  // call):
   // H200, 15514 x 11 x 13 4.7 us against 18.7, 12468 x 44 x 16 5.6 against 12.6, 4 x 378 x 163 8.3
   // against 12.3, 306 x 7638 x 53 13.8 against 15.2; even at 594 x 20 x 220 (9.3 against 9.2);
   // behind from k = 461 (3847 x 9418 x 461: 417 against 99) as its element loads take over, and
@@ -68,6 +69,7 @@ struct DecodeRules {
   // serves while every block finds them there: up to this many bytes of B. H200, against the wgmma
   // tiles Tuned ran instead: 2048 x 4 x 2048 5.7 us against 17.7, 8192 x 3 x 8192 44.6 against 58.3,
   // 28672 x 8 x 4096 (64 KB) 81.4 against 81.1, but 16384 x 8 x 16384 (256 KB) 194.1 against 156.8.
+  // (Any size where A's rows are not 16-byte aligned: the wgmma tiles would first copy A.)
   long long max_column_token_bytes = 64 * 1024;
 };
 

@@ -125,10 +125,11 @@ struct Tuned : Named<Tuned> {
   // (16 x 4096 x 4096: 32 tiles of 64x128, 4 slices of 1024), in slices as short as 4 k blocks.
   // H100, NT, against cuBLAS: 16 x 6144 x 4096 24.3 us / 23.2, 128 x 6144 x 4096 23.6 / 23.5 (128x64
   // tiles: 39.5), 64 x 8192 x 8192 51.1 / 51.3.
-  // bf16 and fp16, up to decode.max_m tokens against a K-major weight, rows 16-byte aligned, on any
+  // bf16 and fp16, up to decode.max_m tokens against a K-major weight, rows of 8-byte multiples, on any
   // sm_80+ GPU: m tokens against B stored transposed (n x k), or n tokens (B's rows, B stored
-  // transposed, or B's columns, B row-major and small) against a row-major A. mma.sync with the weight's rows on mma's 16-row side and the tokens on its 8
-  // columns, each thread loading 16-byte pieces of the weight straight into its fragments
+  // transposed, or B's columns, B row-major and small) against a row-major A. mma.sync with the
+  // weight's rows on mma's 16-row side and the tokens on its 8 columns, each thread loading 16-byte
+  // pieces of the weight straight into its fragments
   // (mma/decode_kernel.cuh). Bound by reading B once: up to 16 warps
   // per block along k, as many as bring the call to 16 warps per SM, two rounds of 4 pieces in
   // flight per warp. H200, m = 1, 4, 8 over 22 weight shapes, against cuBLAS: geometric mean 1.17,
@@ -207,11 +208,13 @@ struct Tuned : Named<Tuned> {
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3) {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
-           Mma::parts() + "}, fewer {" + MmaSmall::parts() + "}; sm_80+, other rows, and on sm_90 small single 16-bit products with rows TMA cannot read (k <= "
-           "unstaged_max_k, 2 m n k <= unstaged_max_flops) {" + MmaMisaligned::parts() +
-           "}; 16-bit on sm_80+ (Hopper included), A row-major and B transposed with 16-byte rows, at most "
+           Mma::parts() + "}, fewer {" + MmaSmall::parts() +
+           "}; sm_80+, other rows, and on sm_90 small single 16-bit products with rows TMA cannot read (k <= "
+           "unstaged_max_k, 2 m n k <= unstaged_max_flops) {" +
+           MmaMisaligned::parts() +
+           "}; 16-bit on sm_80+ (Hopper included), A row-major and B transposed with rows of 8-byte multiples, at most "
            "decode.max_m tokens (m, or else n), or n <= decode.max_m columns of a row-major B of at most "
-           "decode.max_column_token_bytes {" +
+           "decode.max_column_token_bytes (any size where A's rows are not 16-byte aligned) {" +
            Decode::parts() +
            "}; before sm_80 {WarpTiled}; fp8 on sm_90 only, promoted accumulators (the tiles above whose math "
            "warpgroups own 64 x 128 or less): m <= decode_max_m {" + HopperDecode::parts() + "}, 128x128 tiles where "
@@ -282,17 +285,21 @@ struct Tuned : Named<Tuned> {
         if (dev.arch >= 80 && Decode::serves(args) && Decode::tokens(args) <= r.max_m) {
           if constexpr (L::b == Op::T) {
             const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, B stored transposed, at most decode.max_m "
-                                                       "tokens (m, or else n) against a K-major weight with 16-byte "
-                                                       "rows (decode): mma.sync, the weight's rows on its 16-row "
+                                                       "tokens (m, or else n) against a K-major weight with rows of "
+                                                       "8-byte multiples (decode): mma.sync, the weight's rows on its 16-row "
                                                        "side, 16-byte loads into fragments, warps along k");
             if (!try_another(s)) return s;
           } else {
-            // The tokens are B's columns (2-byte loads, which L1 serves while B is small).
-            if (static_cast<long long>(args.k) * args.n * sizeof(storage_t<T>) <= r.max_column_token_bytes) {
+            // The tokens are B's columns (2-byte loads, which L1 serves while B is small), or A's rows
+            // are not 16-byte aligned, which the wgmma tiles would first copy whole (H200, 8561 x 4 x
+            // 10692, 86 KB of B: 122.9 us here against 204.9 on the copy).
+            if (static_cast<long long>(args.k) * args.n * sizeof(storage_t<T>) <= r.max_column_token_bytes ||
+                !detail::a_aligned(args, 16)) {
               const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, n <= decode.max_m tokens as the columns of "
-                                                         "a row-major B of at most decode.max_column_token_bytes, "
-                                                         "against A with 16-byte rows (decode): mma.sync, A's rows "
-                                                         "on its 16-row side, warps along k");
+                                                         "a row-major B of at most decode.max_column_token_bytes (or "
+                                                         "any, where A's rows are 8- but not 16-byte aligned), "
+                                                         "against A with rows of 8-byte multiples (decode): mma.sync, "
+                                                         "A's rows on its 16-row side, warps along k");
               if (!try_another(s)) return s;
             }
           }

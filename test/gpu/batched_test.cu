@@ -73,8 +73,8 @@ gemm::Status call(const BatchCase& bc, const gemm::storage_t<T>* A, long long sa
                                            c.ldc(), bc.batch, stream);
     }
     if (c.column_major)
-      return gemm::blas::gemm_strided_batched<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, B, c.ldb(), sb, A, c.lda(),
-                                                         sa, beta, C, c.ldc(), sc, bc.batch, stream);
+      return gemm::blas::gemm_strided_batched<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, B, c.ldb(), sb, A,
+                                                         c.lda(), sa, beta, C, c.ldc(), sc, bc.batch, stream);
     return gemm::gemm_strided_batched<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, A, c.lda(), sa, B, c.ldb(), sb,
                                                  beta, C, c.ldc(), sc, bc.batch, stream);
   }

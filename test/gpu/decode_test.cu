@@ -2,7 +2,7 @@
 // mma.sync with the weight's rows on its 16-row side. Tokens as A's rows (B stored transposed), as
 // B's rows (stored transposed) or columns (row-major, any alignment): every count of one and two
 // token tiles, ragged weight rows (not a multiple of 16) and k (not a multiple of a warp step, or of
-// a 16-byte piece, with padded rows),
+// a 16-byte piece, with padded rows), rows aligned to 16 bytes or to 8 only (pieces in two halves),
 // alpha and beta, NaN under beta = 0, fp16 and float C, the column-major entry point, a fused
 // epilogue; k shared across blocks (narrow B) bitwise the same from call to call and through a CUDA
 // graph; calls it does not serve refused before any launch; Tuned taking it for decode.
@@ -134,6 +134,36 @@ TEST_CASE("decode kernel: a fused epilogue; Tuned takes the kernel for a few tok
   }
 }
 
+// Rows of 8-byte but not 16-byte multiples (k an odd multiple of 4, or pointers 8 bytes off): each
+// 16-byte piece loads in two halves.
+TEST_CASE("decode kernel: rows aligned to 8 bytes, on every side", "[gpu][decode]") {
+  if (!on_sm80()) {
+    WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
+    return;
+  }
+  for (int m : {1, 5, 8}) {
+    gemm_test::run_case<Decode, bf16>(Case{m, 1000, 1004, 1.5, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T));
+    gemm_test::run_case<Decode, bf16>(Case{m, 333, 36, -1.0, 0.5, 8, 4}.with_ops(Op::N, Op::T));  // padded rows
+    gemm_test::run_case<Decode, __half, float>(Case{m, 2049, 4092, 1.0, 0.5, 0, 0, 0, 4, 4}.with_ops(Op::N, Op::T));
+    gemm_test::run_case<Decode16, bf16>(Case{m + 8, 517, 300, 0.5, -1.0}.with_ops(Op::N, Op::T));
+  }
+  for (int n : {1, 3, 8}) {
+    gemm_test::run_case<Decode, bf16>(Case{2053, n, 1004, 1.0, 0.25}.with_ops(Op::N, Op::T));          // B's rows
+    gemm_test::run_case<Decode, bf16>(Case{2053, n, 1004, 1.0, 0.0, 0, 3, 0, 0, 0, 0, true});          // B's columns
+    gemm_test::run_case<Decode, __half>(Case{777, n, 6956, 0.75, 1.0, 4, 1, 0, 4});                     // A 8 bytes off
+  }
+  // Tuned takes it for such rows too (16-byte rows: one load per piece, these: two).
+  const auto plan = [](int m, int n, int k, Op op_b) {
+    const gemm::Plan p = gemm::plan<bf16>(Op::N, op_b, m, n, k, 1.0f, reinterpret_cast<const bf16*>(256), k,
+                                          reinterpret_cast<const bf16*>(256), op_b == Op::T ? k : n, 0.0f,
+                                          reinterpret_cast<bf16*>(256), n);
+    return p.composition;
+  };
+  CHECK(plan(4, 4096, 4100, Op::T).find("DecodePolicy<") != std::string::npos);
+  CHECK(plan(7705, 4, 6956, Op::N).find("DecodePolicy<") != std::string::npos);
+  gemm_test::run_case<Tuned, bf16>(Case{7705, 4, 6956, 1.0, 0.0});
+}
+
 TEST_CASE("decode kernel: calls it does not serve are refused before any launch", "[gpu][decode]") {
   if (!on_sm80()) {
     WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
@@ -152,7 +182,8 @@ TEST_CASE("decode kernel: calls it does not serve are refused before any launch"
   CHECK(run(Op::N, Op::N, 4, a.ptr, k, b.ptr, n) == Status::UnsupportedShape);        // B row-major, n of 256
   CHECK(run(Op::T, Op::T, 4, a.ptr, 8, b.ptr, k) == Status::UnsupportedShape);        // A stored transposed
   CHECK(run(Op::N, Op::T, 4, a.ptr, k + 1, b.ptr, k) == Status::MisalignedA);         // rows of 514 bytes
-  CHECK(run(Op::N, Op::T, 4, a.ptr, k, b.ptr + 4, k) == Status::MisalignedB);         // 8 bytes off
+  CHECK(run(Op::N, Op::T, 4, a.ptr, k, b.ptr + 2, k) == Status::MisalignedB);         // 4 bytes off
+  CHECK(run(Op::N, Op::T, 4, a.ptr, k, b.ptr, k + 2) == Status::MisalignedB);         // rows of 516 bytes
   std::vector<bf16> host(32 * n);
   CUDA_REQUIRE(cudaMemcpy(host.data(), c.ptr, host.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
   for (const bf16& x : host) REQUIRE(gemm::detail::convert<float>(x) == 0.0f);  // nothing written

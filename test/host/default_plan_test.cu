@@ -456,7 +456,8 @@ TEST_CASE("the default plan takes the decode kernel for a few tokens against a t
   CHECK(!has(plan_nn<bf16>(kT4, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));  // no mma.sync
   CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4096).composition, "DecodePolicy<"));               // B row-major
   CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4096, Op::T, Op::T).composition, "DecodePolicy<"));  // A transposed
-  CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4100, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8200 bytes
+  CHECK(has(plan_nn<bf16>(kH100, 4, 4096, 4100, Op::N, Op::T).composition, "DecodePolicy<"));   // rows of 8200 bytes
+  CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4098, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8196 bytes
   CHECK(!has(plan_nn<float>(kH100, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
   // The tokens in B's rows (n <= decode.max_m, B stored transposed) against a row-major A, and in B's
   // columns (B row-major) while B is at most decode.max_column_token_bytes.
@@ -468,10 +469,14 @@ TEST_CASE("the default plan takes the decode kernel for a few tokens against a t
   CHECK(has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16).reason, "columns"));
   CHECK(!has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16 + 8).composition, "DecodePolicy<"));
   CHECK(!has(plan_nn<bf16>(kH100, 16384, 8, 16384).composition, "DecodePolicy<"));   // 256 KB of B
-  CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4100).composition, "DecodePolicy<"));    // A's rows of 8200 bytes
+  CHECK(has(plan_nn<bf16>(kH100, 7705, 4, 6956).composition, "DecodePolicy<"));     // A's rows of 13912 bytes
+  CHECK(has(plan_nn<bf16>(kH100, 8561, 4, 10692).composition, "DecodePolicy<"));    // 86 KB of B, A's rows 8 mod 16
+  CHECK(!has(plan_nn<bf16>(kH100, 8560, 4, 10696).composition, "DecodePolicy<"));   // 86 KB of B, A's rows aligned
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4098).composition, "DecodePolicy<"));    // A's rows of 8196 bytes
   CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4096, Op::T, Op::N).composition, "DecodePolicy<"));  // A transposed
   CHECK(!has(plan_nn<bf16>(kH100, 4096, max_m + 1, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
-  CHECK(!has(plan_nn<bf16>(kH100, 4096, 8, 4100, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8200 bytes
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 8, 4100, Op::N, Op::T).composition, "DecodePolicy<"));   // rows of 8200 bytes
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 8, 4102, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8204 bytes
   // Warps along k until 16 per SM, then k slices: 8 x 512 x 8192 is 32 blocks of 16 rows, 16 warps
   // each (512 warps, below half of 16 x 132): ceil(2112 / 512) = 5 slices wanted, at most 256 steps /
   // (16 warps x 4) = 4: partial sums of 32 blocks x 4 slices x 16 rows x 8 tokens, and 32 counters.

@@ -21,14 +21,15 @@
 // read the same tokens at about the same time, which L1 then serves), the second different steps of
 // k, in turn (warp w of a row group takes steps w, w + warps, ...), so that a block's loads of one
 // row are neighbours. Each warp keeps two rounds of PiecesInFlight steps of loads in flight: the next
-// round is issued before the mmas of this one wait for theirs. Blocks along y share k in slices (where the rows alone give too
-// few warps); the warps' sums meet in shared memory and the slices' in a workspace, added in a fixed
-// order by the last block of a row group to arrive (detail/slice_sums.cuh), so results are bitwise the
-// same from call to call.
+// round is issued before the mmas of this one wait for theirs. Blocks along y share k in slices
+// (where the rows alone give too few warps); the warps' sums meet in shared memory and the slices'
+// in a workspace, added in a fixed order by the last block of a row group to arrive
+// (detail/slice_sums.cuh), so results are bitwise the same from call to call.
 //
 // Weight rows past the end and tokens past the count read the last one instead (their sums are never
-// stored); k past the end reads zeros. Every 16-byte load needs 16-byte-aligned rows (DecodePolicy
-// checks).
+// stored); k past the end reads zeros. A piece is one 16-byte load where every row read in pieces is
+// 16-byte aligned, else two 8-byte loads (rows of 8-byte multiples: an odd multiple of 4 for k);
+// DecodePolicy checks the rows and picks the kernel.
 #include <cstdint>
 #include <type_traits>
 #include "../detail/slice_sums.cuh"
@@ -57,7 +58,8 @@ struct DecodeTile {
   static constexpr int kStepK = 32;                                    // k per warp step
   static std::string describe() {
     return "DecodeTile<" + std::to_string(kRows) + " rows, " + std::to_string(WarpsAlongRows) + "x" +
-           std::to_string(WarpsAlongK) + " warps, " + std::to_string(PiecesInFlight) + " steps a round, two rounds in flight>";
+           std::to_string(WarpsAlongK) + " warps, " + std::to_string(PiecesInFlight) +
+           " steps a round, two rounds in flight>";
   }
 };
 
@@ -87,10 +89,19 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const std::uint32_t (&a)
     ptx::mma_m16n8k16_bf16(d, a, b);
 }
 
-// The 8 elements of a row at k0 .. k0 + 7 (zeros past k). A whole piece is one 16-byte load.
-template <bool kStreaming, class In>
+// The 8 elements of a row at k0 .. k0 + 7 (zeros past k). A whole piece is one 16-byte load, or two
+// 8-byte ones (kPieceBytes = 8: rows aligned to 8 bytes only).
+template <bool kStreaming, int kPieceBytes, class In>
 __device__ __forceinline__ uint4 load_piece(const In* row, int k0, int k) {
-  if (k0 + 8 <= k) return kStreaming ? ptx::load_streaming_16(row + k0) : ptx::load_shared_16(row + k0);
+  if (k0 + 8 <= k) {
+    if constexpr (kPieceBytes == 16) {
+      return kStreaming ? ptx::load_streaming_16(row + k0) : ptx::load_shared_16(row + k0);
+    } else {
+      const uint2 lo = kStreaming ? ptx::load_streaming_8(row + k0) : ptx::load_shared_8(row + k0);
+      const uint2 hi = kStreaming ? ptx::load_streaming_8(row + k0 + 4) : ptx::load_shared_8(row + k0 + 4);
+      return make_uint4(lo.x, lo.y, hi.x, hi.y);
+    }
+  }
   uint4 v = make_uint4(0, 0, 0, 0);
   if (k0 < k) {  // the last, partial piece of a k that is not a multiple of 8
     const std::uint16_t* src = reinterpret_cast<const std::uint16_t*>(row + k0);
@@ -118,7 +129,7 @@ __device__ __forceinline__ uint4 load_strided_piece(const In* column, long long 
 }  // namespace decode
 
 // One warp step's pieces for every step of a round in flight: the weight's rows and the tokens.
-template <class In, class Tile, int MT>
+template <class In, class Tile, int MT, int kPieceBytes>
 struct DecodePieces {
   uint4 b[Tile::kInFlight][Tile::kRowGroups][2];
   uint4 a[Tile::kInFlight][MT];
@@ -133,11 +144,11 @@ struct DecodePieces {
 #pragma unroll
       for (int r = 0; r < Tile::kRowGroups; ++r)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) b[u][r][h] = decode::load_piece<true>(rows[r][h], k0, k_left);
+        for (int h = 0; h < 2; ++h) b[u][r][h] = decode::load_piece<true, kPieceBytes>(rows[r][h], k0, k_left);
 #pragma unroll
       for (int j = 0; j < MT; ++j)
         a[u][j] = token_ld > 0 ? decode::load_strided_piece(tokens[j], token_ld, k0, k_left)
-                               : decode::load_piece<false>(tokens[j], k0, k_left);
+                               : decode::load_piece<false, kPieceBytes>(tokens[j], k0, k_left);
     }
   }
 
@@ -159,8 +170,11 @@ struct DecodePieces {
 };
 
 // Launched with WarpsAlongRows x warps_k warps (warps_k <= Tile::kWarpsAlongK, from blockDim).
-template <class Args, class Tile, int kTokenTiles, DecodeTokens kTokenSide = DecodeTokens::RowsOfA>
+// kPieceBytes: 16, or 8 where the rows read in pieces are aligned to 8 bytes only.
+template <class Args, class Tile, int kTokenTiles, DecodeTokens kTokenSide = DecodeTokens::RowsOfA,
+          int kPieceBytes = 16>
 __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args, const DecodeSplit split) {
+  static_assert(kPieceBytes == 16 || kPieceBytes == 8, "decode_kernel: pieces load as 16 or 2 x 8 bytes.");
   using In = typename Args::Element;
   constexpr int RG = Tile::kRowGroups, WR = Tile::kWarpsAlongRows;
   constexpr int MT = kTokenTiles;
@@ -201,7 +215,7 @@ __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args,
   const int round = warps_k * Tile::kInFlight;
   float acc[RG][MT][4] = {};
   // Two rounds of loads in flight: the next round is issued before this one's mmas wait for theirs.
-  DecodePieces<In, Tile, MT> even, odd;
+  DecodePieces<In, Tile, MT, kPieceBytes> even, odd;
   int step = first + warp_k;
   if (step < end) even.load(w_rows, tokens, token_ld, step, warps_k, end, k_left);
   while (step < end) {

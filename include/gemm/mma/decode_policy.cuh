@@ -13,8 +13,9 @@
 // added in a fixed order (bitwise-reproducible results).
 //
 // What it serves: bf16 and fp16 with C in the input type or float, fused epilogues, any m, n, k
-// and leading dimension within that; single products only, A row-major with 16-byte rows (pointer
-// and leading dimension), B stored transposed with 16-byte rows or (tokens in B) row-major with any;
+// and leading dimension within that; single products only, A row-major with rows of 8-byte multiples
+// (pointer and leading dimension; 16-byte ones load in one instruction per piece, the others in two),
+// B stored transposed likewise or (tokens in B) row-major with any;
 // C needs only its element's alignment. Anything else gets Status::UnsupportedShape (or
 // MisalignedA/B) before any launch; preset::Tuned takes it only where it serves the call.
 #include <algorithm>
@@ -43,7 +44,8 @@ struct DecodePolicy {
   static const char* name() { return "DecodePolicy"; }
   static std::string parts() {
     return Tile::describe() + ", up to " + std::to_string(kMaxM) + " tokens (m, or n), the weight's rows on "
-           "mma's 16-row side, 16-byte loads into fragments, warps along k (then k slices) to " +
+           "mma's 16-row side, 16-byte pieces (two 8-byte loads on rows of 8-byte multiples) loaded into "
+           "fragments, warps along k (then k slices) to " +
            std::to_string(WarpsPerSm) + " warps per SM" +
            (std::is_same_v<Targets, EveryImage> ? std::string() : ", " + Targets::describe());
   }
@@ -66,12 +68,20 @@ struct DecodePolicy {
     if (args.n <= kMaxM) return args.op_b == Op::T ? DecodeTokens::RowsOfBT : DecodeTokens::ColumnsOfB;
     return std::nullopt;
   }
-  // Whether this call is one it serves: the layouts, the batch, the tokens, 16-byte rows (where the
-  // kernel reads 16-byte pieces).
+  // The bytes a piece of 8 elements loads at once: 16 where every row read in pieces (A's, and B's
+  // unless the tokens are its columns) is 16-byte aligned, 8 where they are 8-byte aligned, else 0.
+  template <class Args>
+  static int piece_bytes(const Args& args) {
+    const bool b_in_pieces = tokens_of(args) != mma::DecodeTokens::ColumnsOfB;
+    for (const int bytes : {16, 8})
+      if (detail::a_aligned(args, bytes) && (!b_in_pieces || detail::b_aligned(args, bytes))) return bytes;
+    return 0;
+  }
+  // Whether this call is one it serves: the layouts, the batch, the tokens, rows of 8-byte multiples
+  // (where the kernel reads pieces).
   template <class Args>
   static bool serves(const Args& args) {
-    const auto side = tokens_of(args);
-    return side && detail::a_aligned(args, 16) && (*side == mma::DecodeTokens::ColumnsOfB || detail::b_aligned(args, 16));
+    return tokens_of(args) && piece_bytes(args) > 0;
   }
   // The tokens of a call it serves.
   template <class Args>
@@ -82,8 +92,8 @@ struct DecodePolicy {
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
     if (!detail::reads_ab(args)) return Status::Success;
-    if (!detail::a_aligned(args, 16)) return Status::MisalignedA;
-    if (tokens_of(args) != mma::DecodeTokens::ColumnsOfB && !detail::b_aligned(args, 16)) return Status::MisalignedB;
+    if (!detail::a_aligned(args, 8)) return Status::MisalignedA;
+    if (tokens_of(args) != mma::DecodeTokens::ColumnsOfB && !detail::b_aligned(args, 8)) return Status::MisalignedB;
     return Status::Success;
   }
 
@@ -180,8 +190,12 @@ struct DecodePolicy {
       if (Status st = detail::zero_slice_counters(split.counters, groups, stream); st != Status::Success) return st;
     }
     const int threads = 32 * Tile::kWarpsAlongRows * l.warps_k;
-    return detail::launch_kernel<&mma::decode_kernel<Args, Tile, MT, kSide>>(detail::Grid(groups, l.slices), threads,
-                                                                              0, stream, dev, args, split);
+    const detail::Grid grid(groups, l.slices);
+    if (piece_bytes(args) == 16)
+      return detail::launch_kernel<&mma::decode_kernel<Args, Tile, MT, kSide, 16>>(grid, threads, 0, stream, dev, args,
+                                                                                   split);
+    return detail::launch_kernel<&mma::decode_kernel<Args, Tile, MT, kSide, 8>>(grid, threads, 0, stream, dev, args,
+                                                                                split);
   }
 };
 
