@@ -321,22 +321,23 @@ Status gemm(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const stor
 // device arrays of `batch` device pointers (cublasGemmBatchedEx's form); entries may sit anywhere,
 // in any order, aligned to their element type. batch == 0 does nothing.
 namespace detail {
-template <class T, class Policy, class Out>
+// (Layouts: AnyOps from the entry points; a test or tool may fix them at compile time.)
+template <class T, class Policy, class Out, class Layouts = AnyOps>
 Status strided_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
                        long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, scalar_t<T> beta,
                        Out* C, int ldc, long long stride_c, int batch, cudaStream_t stream) {
   GemmArgs<storage_t<T>, Out, Batch::Strided> args{m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b};
   args.batch = batch, args.stride_a = stride_a, args.stride_b = stride_b, args.stride_c = stride_c;
-  return run<T, Policy, AnyOps>(args, stream);
+  return run<T, Policy, Layouts>(args, stream);
 }
-template <class T, class Policy, class Out>
+template <class T, class Policy, class Out, class Layouts = AnyOps>
 Status pointer_batched(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* const* A_array,
                        int lda, const storage_t<T>* const* B_array, int ldb, scalar_t<T> beta, Out* const* C_array,
                        int ldc, int batch, cudaStream_t stream) {
   GemmArgs<storage_t<T>, Out, Batch::Pointers> args{m,       n,       k,   alpha, nullptr, lda, nullptr,
                                                      ldb,     beta,    nullptr, ldc, op_a,  op_b};
   args.batch = batch, args.A_array = A_array, args.B_array = B_array, args.C_array = C_array;
-  return run<T, Policy, AnyOps>(args, stream);
+  return run<T, Policy, Layouts>(args, stream);
 }
 }  // namespace detail
 

@@ -28,16 +28,11 @@ struct BatchCase {
 };
 
 // Which entry a batch is run through: the public ones (any layout, chosen at run time), or the
-// library's entry with the layout fixed at compile time, for row-major calls with A as stored and B
-// either way. The second compiles a policy's kernels for two layouts instead of four: the test of
-// every preset's batches uses it (every preset's layouts are the preset tests' and Tuned's batches
-// cover all four here).
+// library's batched entries with the layout fixed at compile time, for row-major calls with A as
+// stored and B either way. The second compiles a policy's kernels for two layouts instead of four:
+// the test of every preset's batches uses it (every preset's layouts are the preset tests' and
+// Tuned's batches cover all four here).
 enum class Entries { Public, TwoLayouts };
-
-template <class T, class Policy, class Out, gemm::Op kOpB, gemm::Batch kBatch>
-gemm::Status call_fixed_layout(const gemm::GemmArgs<gemm::storage_t<T>, Out, kBatch>& args, cudaStream_t stream) {
-  return gemm::detail::run<T, Policy, gemm::detail::Ops<gemm::Op::N, kOpB>, Out, kBatch>(args, stream);
-}
 
 // The call itself, in the row-major frame of c (the column-major entry point gets C^T's arguments).
 template <class T, class Policy, class Out, Entries kEntries = Entries::Public>
@@ -50,20 +45,15 @@ gemm::Status call(const BatchCase& bc, const gemm::storage_t<T>* A, long long sa
   if constexpr (kEntries == Entries::TwoLayouts) {
     REQUIRE(!c.column_major);
     REQUIRE(c.op_a == Op::N);
-    const auto fixed = [&](auto args) {
-      return c.op_b == Op::N ? call_fixed_layout<T, Policy, Out, Op::N>(args, stream)
-                             : call_fixed_layout<T, Policy, Out, Op::T>(args, stream);
+    const auto fixed = [&](auto layouts) {
+      using L = decltype(layouts);
+      if (bc.pointers)
+        return gemm::detail::pointer_batched<T, Policy, Out, L>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, pa, c.lda(), pb,
+                                                                c.ldb(), beta, pc, c.ldc(), bc.batch, stream);
+      return gemm::detail::strided_batched<T, Policy, Out, L>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, A, c.lda(), sa, B,
+                                                              c.ldb(), sb, beta, C, c.ldc(), sc, bc.batch, stream);
     };
-    if (bc.pointers) {
-      gemm::GemmArgs<gemm::storage_t<T>, Out, gemm::Batch::Pointers> args{
-          c.m, c.n, c.k, alpha, nullptr, c.lda(), nullptr, c.ldb(), beta, nullptr, c.ldc(), c.op_a, c.op_b};
-      args.batch = bc.batch, args.A_array = pa, args.B_array = pb, args.C_array = pc;
-      return fixed(args);
-    }
-    gemm::GemmArgs<gemm::storage_t<T>, Out, gemm::Batch::Strided> args{
-        c.m, c.n, c.k, alpha, A, c.lda(), B, c.ldb(), beta, C, c.ldc(), c.op_a, c.op_b};
-    args.batch = bc.batch, args.stride_a = sa, args.stride_b = sb, args.stride_c = sc;
-    return fixed(args);
+    return c.op_b == Op::N ? fixed(gemm::detail::Ops<Op::N, Op::N>{}) : fixed(gemm::detail::Ops<Op::N, Op::T>{});
   } else {
     if (bc.pointers) {
       if (c.column_major)

@@ -92,9 +92,9 @@ struct DecodePolicy {
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
     if (!detail::reads_ab(args)) return Status::Success;
+    // (piece_bytes decides which rows must be aligned; with A's rows aligned, B's are the ones that fail.)
     if (!detail::a_aligned(args, 8)) return Status::MisalignedA;
-    if (tokens_of(args) != mma::DecodeTokens::ColumnsOfB && !detail::b_aligned(args, 8)) return Status::MisalignedB;
-    return Status::Success;
+    return piece_bytes(args) > 0 ? Status::Success : Status::MisalignedB;
   }
 
   // How a call is laid out on dev: warps along k per block (powers of two from 4 to the tile's
