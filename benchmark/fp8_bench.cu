@@ -213,10 +213,14 @@ void run_fp8_row(benchmark::State& state, Fp8Record* r, const Options* opt) {
     Fp8Workspace& ws = fp8_workspace(r->shape);
     const Shape& s = ws.s;
     const int mi = mode_index(r->mode);
-    const gemm::Scales scales = ws.scales_of(mi);
+    // --gemm_fp8_promote: ours promoted every that many k (block scales: 128); 0 (never) gives
+    // cuBLASLt its fast accumulation too, so that neither side promotes.
+    const bool block = r->mode == gemm::ScaleMode::Block;
+    const gemm::Scales scales = ws.scales_of(mi).promote_every(block ? gemm::kScaleBlock : opt->fp8_promote);
     CublasLtFp8<bf16>& lt = ws.lt[mi];
     if (!ws.lt_prepared[mi]) {
-      if (lt.prepare(s.m, s.n, s.k, s.k, s.k, s.n, scales) == LtStatus::CudaError) throw Error(lt.message());
+      if (lt.prepare(s.m, s.n, s.k, s.k, s.k, s.n, scales, !block && opt->fp8_promote == 0) == LtStatus::CudaError)
+        throw Error(lt.message());
       ws.lt_prepared[mi] = true;
       if (!lt.ready()) ws.lt_batch[mi] = -1;
     }
@@ -378,6 +382,10 @@ void register_fp8_benchmarks(const Options& opt) {
   benchmark::AddCustomContext("cublaslt_fp8",
                               "cublasLtMatmul e4m3 x e4m3 TN, CUBLAS_COMPUTE_32F, scale type CUDA_R_32F, D bf16, "
                               "32 MiB workspace, the heuristic's first algorithm, same scale mode as the row");
+  benchmark::AddCustomContext("fp8_promote", opt.fp8_promote == 0
+                                                 ? "0: tensor and row rows never promoted, cuBLASLt with FAST_ACCUM"
+                                                 : std::to_string(opt.fp8_promote) +
+                                                       " k per promoted sum (block rows: 128); cuBLASLt promoted");
 }
 
 void print_fp8_summary(const Options& opt) {
@@ -386,8 +394,10 @@ void print_fp8_summary(const Options& opt) {
     if (!std::isnan(r->ours_s) || !r->error.empty()) rows.push_back(r.get());
   if (rows.empty()) return;
   std::printf("\n## gemm_bench FP8 rows (%s; median of %d paired batches; %% of cuBLASLt = median of cuBLASLt's "
-              "batch time / ours just after it, same scale mode and data)\n\n",
-              device_summary().c_str(), std::max(1, opt.repetitions));
+              "batch time / ours just after it, same scale mode and data; tensor and row scales promoted every %s)\n\n",
+              device_summary().c_str(), std::max(1, opt.repetitions),
+              opt.fp8_promote == 0 ? "0 k: never, cuBLASLt with fast accumulation"
+                                   : (std::to_string(opt.fp8_promote) + " k").c_str());
   std::printf("| scales | shape | preset | TFLOP/s | cuBLASLt TFLOP/s | %% of cuBLASLt | max rel diff vs cuBLASLt | note |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---|\n");
   for (const Fp8Record* r : rows) {

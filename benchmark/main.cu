@@ -61,6 +61,8 @@ void print_usage() {
       "                         4096x2112x7168, 64x8192x8192, 128x7168x2048, 2048^3 in every\n"
       "                         scale mode, and 4096x4104x4104 with tensor scales)\n"
       "  --gemm_shapes=MxNxK,.. run these shapes (for every selected type) instead of the grid\n"
+      "  --gemm_fp8_promote=K   the FP8 rows' gemm::Scales::promote_every (default 128; block\n"
+      "                         rows always 128); 0 also gives cuBLASLt its fast accumulation\n"
       "  --gemm_repetitions=N   repetitions per benchmark; the median is reported (default 7)\n"
       "  --gemm_batch_ms=X      minimum length of one timed batch of launches (default 2)\n"
       "  --gemm_flow            only the whole-flow table (1024^3 fp32, host to host: serial\n"
@@ -159,6 +161,8 @@ int main(int argc, char** argv) {
       opt.shape_space = true;
     } else if ((v = value_of(a, "--gemm_shape_space_out"))) {
       opt.shape_space_out = v;
+    } else if ((v = value_of(a, "--gemm_fp8_promote"))) {
+      opt.fp8_promote = std::strcmp(v, "0") == 0 ? 0 : to_int(v, "--gemm_fp8_promote");
     } else if (!std::strcmp(a, "--gemm_release_scratch")) {
       release_scratch = true;
     } else if (!std::strcmp(a, "--gemm_help")) {

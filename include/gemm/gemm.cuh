@@ -409,7 +409,7 @@ Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const 
             const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, const Scales& scales,
             cudaStream_t stream = 0) {
   if (scales.mode == ScaleMode::Block) return Status::UnsupportedScales;
-  const Scales swapped{scales.mode, scales.b, scales.b_count, scales.a, scales.a_count};
+  const Scales swapped{scales.mode, scales.b, scales.b_count, scales.a, scales.a_count, scales.promote_k};
   return gemm::detail::swap_ab(gemm::detail::run_scaled<T, Policy, gemm::detail::AnyOps, Out>(
       {n, m, k, alpha, B, ldb, A, lda, beta, C, ldc, transb, transa}, swapped, stream));
 }

@@ -132,7 +132,12 @@ Plan plan(const GemmArgs<storage_t<T>, Out, kBatch>& args, const Launch& launch,
   plan.preset = Policy::name();
   if constexpr (check_types<T, Policy, Out>()) {
     bool empty = false;
-    if ((plan.status = check_arguments<T, Policy>(args, empty)) != Status::Success) return plan;
+    if constexpr (has_scales<Launch>) {  // (an FP8 call's scales are part of what the policy checks)
+      if ((plan.status = check_scales<T>(args, scales_of(launch))) != Status::Success) return plan;
+      if ((plan.status = check_arguments<T, Policy>(launch, empty)) != Status::Success) return plan;
+    } else {
+      if ((plan.status = check_arguments<T, Policy>(args, empty)) != Status::Success) return plan;
+    }
     if ((plan.status = epilogue_status) != Status::Success) return plan;
     if (empty) {
       plan.composition = "nothing";
@@ -194,6 +199,15 @@ Plan plan(const Target& target, Op op_a, Op op_b, int m, int n, int k, scalar_t<
           int lda, const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc) {
   return detail::plan<T, Policy, detail::AnyOps, Out>({m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b},
                                                       &target);
+}
+
+// FP8 with scales (as gemm::gemm with scales): the current device, or one described by hand.
+template <class T, class Policy = DefaultPolicy, class Out>
+Plan plan(Op op_a, Op op_b, int m, int n, int k, scalar_t<T> alpha, const storage_t<T>* A, int lda,
+          const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, const Scales& scales,
+          const Target* target = nullptr) {
+  const GemmArgs<storage_t<T>, Out> args{m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, op_a, op_b};
+  return detail::plan<T, Policy, detail::AnyOps, Out, Batch::None>(args, detail::with_scales(args, scales), target);
 }
 
 // Batched calls: gemm::gemm_strided_batched's and gemm::gemm_batched's arguments, on the current

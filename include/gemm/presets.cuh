@@ -186,6 +186,8 @@ struct WideTile : HopperPolicy<BlockTile<128, 256>, 4, ProducerConsumer<2>, RowM
 // so the blocks in flight share rows of A and columns of B in L2), the producer fills the next
 // tile's stages while the consumers store this one, and the results leave through shared memory
 // and TMA stores, so the consumers start the next tile while they drain.
+// (It also takes FP8 calls that never promote, Scales::promote_every(0): its 128x256 tiles have
+// registers for one set of accumulators.)
 struct Persistent : HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
                                  TmaStoreEpilogue>,
                     Named<Persistent> {
@@ -196,7 +198,8 @@ struct Persistent : HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsu
 // per instruction. Its tensor cores accumulate with fewer bits than fp32, so each 128-deep stage's
 // product goes into registers of its own and is added to the fp32 sum with ordinary adds (promotion),
 // multiplied there by its 1 x 128 and 128 x 128 block scales, or after the k loop by tensor or row
-// scales (sm90/scaling.cuh). Three sets of accumulators: 128x128 tiles (six stages of 32 KB). FP8
+// scales (sm90/scaling.cuh); with tensor or row scales a product may span several stages
+// (Scales::promote_every). Three sets of accumulators: 128x128 tiles (six stages of 32 KB). FP8
 // types only.
 struct Fp8 : HopperPolicy<BlockTile<128, 128>, 6, PersistentProducerConsumer<2>, SwizzledRaster<8>, TmaStoreEpilogue>,
              Named<Fp8> {

@@ -31,6 +31,14 @@
 //   gemm::Scales::tensor(scale_a, scale_b)
 //   gemm::Scales::rowwise(scale_a, m, scale_b, n)
 //   gemm::Scales::block(scale_a, ceil(k / 128) * m, scale_b, ceil(n / 128) * ceil(k / 128))
+//
+// Promotion. FP8 wgmma sums its products with fewer bits than fp32, so the kernels let the tensor
+// cores sum only promote_k values of k at a time and add each such partial sum to an fp32 sum in
+// registers. 128 (the default) has cuBLASLt's error (docs/fp8.md); with tensor and row scales
+// promote_every(256) or (512) trades error for speed (each doubling: about 1.4-1.6x the error, 10-15%
+// faster on large shapes) and promote_every(0) never promotes (cuBLASLt's FAST_ACCUM). Every such
+// error stays far below the FP8 rounding of the inputs themselves. Block scales change every 128 k:
+// they need 128.
 #include <cstdint>
 #include "args.cuh"
 #include "epilogue.cuh"
@@ -53,6 +61,16 @@ struct Scales {
   long long a_count = 0;  // floats the caller's buffer at a holds
   const float* b = nullptr;
   long long b_count = 0;
+  int promote_k = kScaleBlock;  // k per promoted partial sum (0: never promoted); see above
+
+  // These scales with the partial sums promoted every k values of k (0: never).
+  Scales promote_every(int k) const {
+    Scales s = *this;
+    s.promote_k = k;
+    return s;
+  }
+  // Stages of 128 k per promoted partial sum (kernels).
+  __host__ __device__ int promote_stages() const { return promote_k == 0 ? (1 << 30) : promote_k / kScaleBlock; }
 
   static Scales tensor(const float* a, const float* b) { return {ScaleMode::Tensor, a, 1, b, 1}; }
   static Scales rowwise(const float* a, long long a_count, const float* b, long long b_count) {
@@ -112,6 +130,8 @@ inline Status validate_scales(const Scales& s, int m, int n, int k) {
     return Status::MisalignedScale;
   if (s.a_count < Scales::needed_a(s.mode, m, k) || s.b_count < Scales::needed_b(s.mode, n, k))
     return Status::ScaleSizeMismatch;
+  if (s.promote_k < 0 || s.promote_k % kScaleBlock != 0 || (s.mode == ScaleMode::Block && s.promote_k != kScaleBlock))
+    return Status::InvalidPromotion;
   return Status::Success;
 }
 

@@ -58,6 +58,8 @@ enum class Status {
   MisalignedScale,             // a scale pointer is not aligned to float
   ScaleSizeMismatch,           // a scale buffer holds fewer floats than its mode reads for this m, n, k
   UnsupportedScales,           // block scales through gemm::blas (the swap to the row-major core would exchange their shapes)
+  InvalidPromotion,            // Scales::promote_every: neither 0 nor a positive multiple of 128, or not 128 with block scales
+  UnsupportedPromotion,        // FP8 on Hopper tiles too wide to promote (math warpgroups over 64 x 128), without promote_every(0)
   // Grouped calls (grouped.cuh):
   NullPointerGroupRows,        // the offsets or counts pointer is null although there are groups
   InvalidGroupRows,            // (gemm::grouped_status) a grouped call found offsets or counts out of range on the device
@@ -154,6 +156,13 @@ constexpr const char* to_string(Status s) {
     case Status::UnsupportedScales:
       return "unsupported scales: block scales (1x128 on A, 128x128 on B) through gemm::blas would exchange their "
              "shapes; make the row-major call (gemm::gemm) of the transposed problem instead";
+    case Status::InvalidPromotion:
+      return "invalid promotion: Scales::promote_every takes 0 (never: the tensor cores' own sums) or a positive "
+             "multiple of 128 k; block scales change every 128 k and need 128 (the default)";
+    case Status::UnsupportedPromotion:
+      return "unsupported promotion: this policy's FP8 tiles are too wide to promote their sums (registers for one "
+             "set of accumulators only); pass Scales::promote_every(0) to accumulate in the tensor cores, or use "
+             "preset::Tuned or preset::Fp8";
     case Status::NullPointerGroupRows: return "null pointer: a grouped call needs its offsets (or counts) when groups > 0";
     case Status::InvalidGroupRows:
       return "invalid group rows: a grouped call found offsets (negative, decreasing, past total_rows) or counts "

@@ -580,7 +580,9 @@ struct Tuned : Named<Tuned> {
   // FP8 on Hopper. Its accumulators are promoted (three sets of them: sm90/scaling.cuh), so only
   // tiles whose math warpgroups own at most 64 x 128 serve it: decode's 64x128, 128x128 (two math
   // warpgroups, six 32 KB stages) and 128x64, chosen as for bf16 below 128x256 tiles, with
-  // HopperSplitK where the tiles fill few SMs.
+  // HopperSplitK where the tiles fill few SMs. A call that never promotes (Scales::promote_every(0),
+  // tensor or row scales) keeps one set, so it takes bf16's 128x256 tiles where they make a round of
+  // the SMs (half the shared-memory reads per flop of 128x128).
   template <class T, class Args, class Visit>
   static Status hopper_fp8(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
@@ -591,6 +593,12 @@ struct Tuned : Named<Tuned> {
     const auto tiles = [&](int bn) { return batch_tiles(args, 128, bn); };
     const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
     if constexpr (Args::kBatching == Batch::None) {
+      if constexpr (detail::has_scales<Args>) {
+        if (detail::scales_of(args).promote_k == 0 && args.m > r.decode_max_m && tiles(256) >= dev.sms)
+          return visit(Pick<Hopper, T>{}, "fp8, sm_90, never promoted (Scales::promote_every(0)) and 128x256 tiles "
+                                          "make a round of the SMs: persistent wgmma kernel, 128x256 tiles, the "
+                                          "tensor cores' own sums");
+      }
       if (args.m <= r.decode_max_m)
         return visit(Pick<HopperDecode, T>{}, "fp8, sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 "
                                               "tiles of one math warpgroup, promoted accumulators, k split across "

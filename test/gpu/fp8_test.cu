@@ -110,14 +110,18 @@ const char* to_string(ScaleValues v) {
 // and reach it only at k = 8192: the bound is set by the 13-bit stages, not by k. A scale from the
 // wrong row or block, a k block dropped or added twice, or a transposed operand read as stored
 // moves an element by a large fraction of S: far past 2^-10 S.
+// With Scales::promote_every(P) a partial sum spans P values of k (all of k with P = 0): s =
+// ceil(min(k, P) / 32) wgmmas per partial sum, and ceil(k / P) promoted adds (never more than the
+// k blocks counted above).
 template <class Out>
 struct Fp8ErrorModel {
+  int promote_k = gemm::kScaleBlock;
   double u_acc = std::ldexp(1.0, -24);
   double u_tc = std::ldexp(1.0, -13);
   double u_out = gemm_test::unit_roundoff<Out>();
   double tiny_out = std::is_same_v<Out, __half> ? std::ldexp(1.0, -24) : std::numeric_limits<float>::min();
   double product(int k) const {  // relative to S
-    const int steps = (std::min(k, gemm::kScaleBlock) + 31) / 32;
+    const int steps = (std::min(k, promote_k == 0 ? k : promote_k) + 31) / 32;
     return 2 * steps * u_tc + 2 * (static_cast<double>(Scales::k_blocks(k)) + 4) * u_acc;
   }
   double element(int k, double mag, double beta_c, double want) const {
@@ -165,6 +169,7 @@ struct Problem {
   Case c;
   ScaleMode mode;
   ScaleValues values;
+  int promote_k = gemm::kScaleBlock;  // the calls' Scales::promote_every
   int scale_offset;  // floats before the scales: 1 (4-byte aligned only) where the case offsets anything
   std::vector<T> a, b;
   std::vector<float> sa, sb;
@@ -275,7 +280,7 @@ struct Problem {
       default: return Scales::block(pa, na, pb, nb);
     }
   }
-  Scales scales() const { return scales_as(mode); }
+  Scales scales() const { return scales_as(mode).promote_every(promote_k); }
 
   template <class Policy>
   Status call(const Scales& s, cudaStream_t stream = nullptr) const {
@@ -354,7 +359,7 @@ struct Problem {
   // only "not finite" is asked). Nothing outside C's m x n elements may change.
   void check(const std::vector<Out>& out) {
     if (ref.size() != static_cast<size_t>(c.m) * c.n) compute_reference();
-    const Fp8ErrorModel<Out> model;
+    const Fp8ErrorModel<Out> model{promote_k};
     const int ldc = c.ldc();
     const Out* C0 = c0.data() + c.offset_c;
     long long wrong = 0, non_finite = 0;
@@ -408,10 +413,11 @@ struct Problem {
 };
 
 template <class Policy, class T, class Out>
-void run_one(const Case& c, ScaleMode mode, ScaleValues values, bool may_refuse) {
+void run_one(const Case& c, ScaleMode mode, ScaleValues values, bool may_refuse, int promote_k) {
   INFO(Policy::name() << "<" << fp8_name<T>() << ", C " << out_name<Out>() << "> " << gemm::to_string(mode)
-                      << " scales, " << to_string(values) << ": " << c.str());
+                      << " scales, " << to_string(values) << ", promoted every " << promote_k << " k: " << c.str());
   Problem<T, Out> p(c, mode, values);
+  p.promote_k = promote_k;
   const auto launches = gemm::kernel_launches();
   const Status s = p.template call<Policy>(p.scales());
   INFO("status: " << gemm::to_string(s));
@@ -433,13 +439,14 @@ void run_one(const Case& c, ScaleMode mode, ScaleValues values, bool may_refuse)
 // One case: as given on Tuned; on preset::Fp8 with the operands TMA reads aligned, and as given too
 // where that differs (correct, or refused as run_one says).
 template <class Policy, class T, class Out>
-void run_case(const Case& c, ScaleMode mode, ScaleValues values = ScaleValues::Random) {
+void run_case(const Case& c, ScaleMode mode, ScaleValues values = ScaleValues::Random,
+              int promote_k = gemm::kScaleBlock) {
   if constexpr (kTakesAnyRows<Policy>) {
-    run_one<Policy, T, Out>(c, mode, values, false);
+    run_one<Policy, T, Out>(c, mode, values, false, promote_k);
   } else {
     const Case aligned = tma_readable(c);
-    run_one<Policy, T, Out>(aligned, mode, values, false);
-    if (aligned.str() != c.str()) run_one<Policy, T, Out>(c, mode, values, true);
+    run_one<Policy, T, Out>(aligned, mode, values, false, promote_k);
+    if (aligned.str() != c.str()) run_one<Policy, T, Out>(c, mode, values, true, promote_k);
   }
 }
 
@@ -512,6 +519,58 @@ TEMPLATE_TEST_CASE("FP8 e4m3, C fp16 and float: every scale mode", "[gpu][fp8][e
     run_small_in_turn<TestType, E4M3, float>(mode);
     run_case<TestType, E4M3, float>(Case{16, 1024, decode_k, 1.0, 0.5}.with_ops(Op::N, Op::T), mode);
     run_case<TestType, E4M3, float>(Case{300, 200, 1000, -0.5, 0.0, 0, 0, 1, 0, 0, 0, true}.with_ops(Op::T, Op::N), mode);
+  }
+}
+
+// Partial sums spanning 2, 3 and 4 stages and all of k (Scales::promote_every 256, 384, 512, 0) with
+// tensor and row scales: the small cases (k ending inside a partial sum, k = 0) with the layouts in
+// turn, and the large ones (k split across blocks: slices that end inside a partial sum), each
+// within the error model's bound for its promotion.
+TEMPLATE_TEST_CASE("FP8: tensor and row scales promoted every 256, 384 and 512 k, and never", "[gpu][fp8][promotion]",
+                   Tuned, Fp8) {
+  if (!fp8_runs_here()) return;
+  for (ScaleMode mode : {ScaleMode::Tensor, ScaleMode::Rowwise})
+    for (int promote_k : {256, 384, 512, 0}) {
+      const std::vector<Case> cases = small_cases();
+      for (size_t i = 0; i < cases.size(); ++i)
+        run_case<TestType, E4M3, bf16>(cases[(i + promote_k / 128) % cases.size()].with_ops(kLayouts[i % 4][0],
+                                                                                        kLayouts[i % 4][1]),
+                                       mode, ScaleValues::Random, promote_k);
+      for (const Case& c : large_cases()) run_case<TestType, E4M3, float>(c, mode, ScaleValues::Random, promote_k);
+    }
+}
+
+// Never promoted, on tiles too wide to promote: Tuned takes 128x256 tiles where they make a round of
+// the SMs (1100 x 4200: 9 x 17 of them), as gemm::plan says; preset::Persistent (128x256 tiles) serves
+// such calls and refuses any other FP8 call (UnsupportedPromotion, nothing launched, C untouched).
+TEST_CASE("FP8 never promoted: 128x256 tiles in Tuned and preset::Persistent; promoted calls refused there",
+          "[gpu][fp8][promotion]") {
+  if (!fp8_runs_here()) return;
+  using Persistent = gemm::preset::Persistent;
+  const Case wide = Case{1100, 4200, 600, -0.5, 0.0, 0, 0, 3, 0, 0, 0, true}.with_ops(Op::N, Op::T);
+  int sms = 0;
+  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  for (ScaleMode mode : {ScaleMode::Tensor, ScaleMode::Rowwise}) {
+    Problem<E4M3, bf16> p(wide, mode, ScaleValues::Random);
+    const Case& c = p.c;
+    const gemm::Plan plan =
+        gemm::plan<E4M3, Tuned>(c.op_a, c.op_b, c.m, c.n, c.k, static_cast<float>(c.alpha), p.da.ptr, c.lda(), p.db.ptr,
+                                c.ldb(), static_cast<float>(c.beta), p.dc.ptr, c.ldc(), p.scales_as(mode).promote_every(0));
+    INFO(gemm::to_string(mode) << " scales: " << plan.composition << " (" << plan.reason << ")");
+    REQUIRE(plan.status == Status::Success);
+    if (9 * 17 >= sms) CHECK(plan.composition.find("BlockTile<128,256>") != std::string::npos);
+    run_case<Tuned, E4M3, bf16>(wide, mode, ScaleValues::Random, 0);
+    run_case<Persistent, E4M3, bf16>(wide, mode, ScaleValues::Random, 0);
+    run_case<Persistent, E4M3, float>(Case{300, 200, 1000, 1.0, 0.25}.with_ops(Op::N, Op::T), mode, ScaleValues::Random, 0);
+    // Promoted (the default, and every 256 k) on Persistent: refused before any launch.
+    const auto launches = gemm::kernel_launches();
+    CHECK(p.template call<Persistent>(p.scales_as(mode)) == Status::UnsupportedPromotion);
+    CHECK(p.template call<Persistent>(p.scales_as(mode).promote_every(256)) == Status::UnsupportedPromotion);
+    CHECK(p.template call_without_scales<Persistent>() == Status::UnsupportedPromotion);
+    CHECK(gemm::kernel_launches() == launches);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    const std::vector<bf16> out = p.result();
+    CHECK(std::memcmp(out.data(), p.c0.data(), out.size() * sizeof(bf16)) == 0);
   }
 }
 
@@ -676,6 +735,16 @@ TEMPLATE_TEST_CASE("FP8: invalid scales are refused before any launch, C untouch
     INFO("mode " << bad);
     CHECK(call(s) == Status::InvalidScaleMode);
   }
+  // Promotion: 0 or a positive multiple of 128; block scales 128 only.
+  for (int bad : {-128, -1, 1, 64, 100, 129, 200}) {
+    INFO("promote_every(" << bad << ")");
+    CHECK(call(Scales::tensor(pa, pb).promote_every(bad)) == Status::InvalidPromotion);
+    CHECK(call(Scales::rowwise(pa, m, pb, n).promote_every(bad)) == Status::InvalidPromotion);
+  }
+  for (int bad : {0, 256, 384}) {
+    INFO("block scales, promote_every(" << bad << ")");
+    CHECK(call(Scales::block(pa, 3 * m, pb, 6).promote_every(bad)) == Status::InvalidPromotion);
+  }
   CHECK(gemm::kernel_launches() == launches);
   CUDA_REQUIRE(cudaDeviceSynchronize());
   std::vector<bf16> after(ones.size());
@@ -685,6 +754,9 @@ TEMPLATE_TEST_CASE("FP8: invalid scales are refused before any launch, C untouch
   CHECK(call(Scales::block(pa, 3 * m, pb, 6)) == Status::Success);
   CHECK(call(Scales::rowwise(pa, m + 1, pb, n + 1)) == Status::Success);
   CHECK(call(Scales{ScaleMode::Tensor, pa, 2, pb, 2}) == Status::Success);
+  CHECK(call(Scales::tensor(pa, pb).promote_every(0)) == Status::Success);
+  CHECK(call(Scales::rowwise(pa, m, pb, n).promote_every(384)) == Status::Success);
+  CHECK(call(Scales::block(pa, 3 * m, pb, 6).promote_every(128)) == Status::Success);
   CHECK(gemm::kernel_launches() > launches);
   CUDA_REQUIRE(cudaGetLastError());
   CUDA_REQUIRE(cudaDeviceSynchronize());

@@ -51,10 +51,10 @@ __device__ __forceinline__ void finish_mainloop(Accumulators<Shape>& acc, const 
   if (leader) st.release(previous);
 }
 
-// The promoted mainloop (3xTF32, FP8): two sets of stage products in turn, so that while one
-// stage's wgmmas fill one set, the other set (the stage before) is added to acc and the tensor cores
-// never wait for the adds (mainloop.cuh: promoted_step). k_begin: the unit's first k block (the
-// block scales' index).
+// The promoted mainloop (3xTF32, FP8): two sets of products in turn, so that while one product's
+// wgmmas fill one set, the other set (the product before) is added to acc and the tensor cores never
+// wait for the adds (mainloop.cuh: promoted_product). k_begin: the unit's first k block (the block
+// scales' index).
 template <class Shape, class Promotion = PlainPromotion>
 __device__ __forceinline__ void promoted_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
                                                   RingPosition<Shape::kStages>& pos, int row, int k_blocks,
@@ -62,16 +62,13 @@ __device__ __forceinline__ void promoted_mainloop(Accumulators<Shape>& acc, cons
   int previous = -1;
   float part[2][Shape::kMmaM][Shape::kAccRegs];
   typename Promotion::Factors factors[2];
-  int kb = 0;
-  for (; kb + 1 < k_blocks; kb += 2) {
-    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
-    promoted_step<Shape, 1>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb + 1);
-  }
-  if (kb < k_blocks) {  // an odd number of stages: the last product is in part[0]
-    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
-    finish_promoted<Shape, 0>(acc, part, factors, promotion, st, previous, leader);
-  } else {
-    finish_promoted<Shape, 1>(acc, part, factors, promotion, st, previous, leader);
+  for (int kb = 0;;) {
+    kb = promoted_product<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, kb, k_blocks,
+                                    k_begin);
+    if (kb >= k_blocks) return finish_promoted<Shape, 0>(acc, part, factors, promotion, st, previous, leader);
+    kb = promoted_product<Shape, 1>(acc, part, factors, promotion, st, pos, previous, row, leader, kb, k_blocks,
+                                    k_begin);
+    if (kb >= k_blocks) return finish_promoted<Shape, 1>(acc, part, factors, promotion, st, previous, leader);
   }
 }
 

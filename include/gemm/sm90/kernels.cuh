@@ -33,10 +33,11 @@
 // into its own registers (the first wgmma overwrites them) and is added to the running sum with
 // ordinary round-to-nearest adds once the stage's wgmmas are done: the truncation then only
 // accumulates over one stage (32 k). The cooperative kernel keeps two sets of stage products and adds
-// one while the tensor cores fill the other (mainloop.cuh: promoted_step); the single-warpgroup
+// one while the tensor cores fill the other (mainloop.cuh: promoted_product); the single-warpgroup
 // kernel waits for each stage. Three sets of accumulator registers: tiles of at most 128 columns.
-// FP8 always promotes (its wgmma keeps even fewer accumulator bits), one stage being 128 k, and
-// applies its scales there or after the mainloop (scaling.cuh).
+// FP8 promotes on those tiles (its wgmma keeps even fewer accumulator bits), one stage being 128 k
+// and a product one or more stages (Scales::promote_every), and applies its scales there or after the
+// mainloop (scaling.cuh); wider tiles take only FP8 calls that never promote, with kPromote false.
 #include <cuda.h>
 #include <type_traits>
 #include "../detail/batch.cuh"

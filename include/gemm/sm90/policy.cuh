@@ -191,15 +191,31 @@ struct HopperPolicy {
            (kSplitsK ? ", " + KSplit::describe() : std::string());
   }
 
-  // FP8 promotes its accumulators (three sets of them: scaling.cuh), so it needs the cooperative
-  // schedules with each math warpgroup owning at most 64 x 128 of the tile.
+  // FP8 promotes its accumulators (three sets of them: scaling.cuh) on the cooperative schedules
+  // whose math warpgroups own at most 64 x 128 of the tile. Wider cooperative tiles serve FP8 calls
+  // that never promote (Scales::promote_every(0)): the tensor cores' own sums, in one set.
   static constexpr bool kPromotedTiles = Schedule::kWarpSpecialized && !Schedule::kPingPong &&
                                          Tile::BM / Schedule::kConsumers == 64 && Tile::BN <= 128;
+  static constexpr bool kFp8Tiles = Schedule::kWarpSpecialized && !Schedule::kPingPong;
   template <class T, class Out>
   static constexpr bool kServes =
       (is_16bit<T> && is_supported_output<T, Out>) ||
       ((std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) && std::is_same_v<Out, float>) ||
-      (is_fp8<T> && is_supported_output<T, Out> && kPromotedTiles);
+      (is_fp8<T> && is_supported_output<T, Out> && kFp8Tiles);
+
+  // An FP8 call on tiles that cannot promote: only one whose scales say never.
+  template <class T, class Args>
+  static bool promotes_as_asked(const Args& args) {
+    if constexpr (!is_fp8<T> || kPromotedTiles) {
+      (void)args;
+      return true;
+    } else if constexpr (detail::has_scales<Args>) {
+      return detail::scales_of(args).promote_k == 0;
+    } else {
+      (void)args;
+      return false;  // (no scales: promoted every 128 k)
+    }
+  }
 
   template <class In, Op OpA = Op::N, Op OpB = Op::N>
   using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers,
@@ -224,6 +240,7 @@ struct HopperPolicy {
   template <class T, class Args>
   static Status check_alignment(const Args& args) {
     if (!detail::reads_ab(args)) return Status::Success;
+    if (!promotes_as_asked<T>(args)) return Status::UnsupportedPromotion;
     if (!runs_batch<T>(args)) return Status::UnsupportedBatch;
     if (Operands::kPack) return Status::Success;
     if (tma_reads_a<T>(args) && !detail::a_aligned(args, 16)) return Status::MisalignedA;
@@ -258,8 +275,8 @@ struct HopperPolicy {
     }
   }
 
-  // kPromote: 3xTF32's large term; FP8 always promotes (scaling.cuh), and splits k as the plain
-  // kernels do.
+  // kPromote: 3xTF32's large term; FP8 promotes on the tiles that can (scaling.cuh), and splits k as
+  // the plain kernels do.
   template <class Args, class S, bool kPromote = false>
   static constexpr auto kernel() {
     constexpr bool kFp8 = is_fp8<typename Args::Element>;
@@ -268,7 +285,7 @@ struct HopperPolicy {
     else if constexpr (S::kPingPong)
       return &sm90::pingpong_kernel<Args, S, Raster>;
     else
-      return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote || kFp8,
+      return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote || (kFp8 && kPromotedTiles),
                                         kSplitsK && (!kPromote || kFp8) && Args::kBatching == Batch::None>;
   }
 

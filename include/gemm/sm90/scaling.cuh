@@ -2,14 +2,17 @@
 // FP8 scales in the Hopper consumers (scales.cuh says what each mode means and how it is laid out).
 //
 // FP8 wgmma accumulates in the tensor cores with fewer bits than fp32 (measured by others: about 14
-// of the 23 mantissa bits survive a long chain), so every FP8 composition promotes: each stage's
-// product (128 k, four m64nNk32 wgmmas chained) lands in registers of its own and is added to the
-// fp32 sum with ordinary adds (mainloop.cuh: promoted_step). The scales join there or after:
+// of the 23 mantissa bits survive a long chain), so FP8 promotes: each stage's product (128 k, four
+// m64nNk32 wgmmas chained), or each run of Scales::promote_every / 128 stages, lands in registers of
+// its own and is added to the fp32 sum with ordinary adds (mainloop.cuh: promoted_product); calls
+// that never promote run on tiles too wide for that (sm90/policy.cuh). The scales join there or after:
 //   Block:           a stage is one k block of the scales, so its product is multiplied by its rows'
 //                    A scales and its columns' B scale as it is added (one FMA per accumulator);
 //                    the scales of the stage are loaded as its wgmmas are issued.
 //   Tensor, Rowwise: the scales do not vary along k, so the sum is multiplied once after the
-//                    mainloop (scale_output), before split-K's reduction and the epilogue.
+//                    mainloop (scale_output), before split-K's reduction and the epilogue; and
+//                    nothing ties a product to one k block, so a product may span several stages
+//                    (Scales::promote_every: fewer adds, longer sums in the tensor cores).
 #include "../args.cuh"
 #include "../scales.cuh"
 #include "mainloop.cuh"
@@ -38,6 +41,7 @@ struct BlockScalePromotion {
     float s[Shape::kMmaM][2][kNBlocks];  // a[row] * b[block] for this thread's rows and the tile's blocks
   };
   bool active;                                 // the call's mode is Block (else every factor is 1)
+  int stages;                                  // stages per product (mainloop.cuh: PlainPromotion)
   const float* a_rows[Shape::kMmaM][2];        // a + this thread's rows
   const float* b_blocks[kNBlocks];             // b + the tile's n blocks' rows of scales
   int m;
@@ -46,6 +50,7 @@ struct BlockScalePromotion {
   __device__ BlockScalePromotion(const Args& args, const WorkUnit& u, int row) {
     const Scales& sc = detail::scales_of(args);
     active = sc.mode == ScaleMode::Block;
+    stages = active ? 1 : sc.promote_stages();  // (validated: 1 with block scales)
     m = args.m;
     const long long k_blocks = Scales::k_blocks(args.k);
 #pragma unroll
@@ -94,7 +99,8 @@ struct BlockScalePromotion {
   }
 };
 
-// The promotion a call's consumers use: the block scales' where the call carries scales, else plain.
+// The promotion a call's consumers use: the block scales' where the call carries scales, else plain
+// (a product per stage).
 template <class Shape, class Args>
 __device__ __forceinline__ auto promotion_for(const Args& args, const WorkUnit& u, int row) {
   if constexpr (detail::has_scales<Args>)
