@@ -73,8 +73,9 @@ struct Fp8Workspace {
   char* inputs = nullptr;   // sets x (A, B)
   char* outputs = nullptr;  // sets x C
   bf16* c_lt = nullptr;     // cuBLASLt's C on set 0, for the spot check
-  float* scales = nullptr;  // per mode, A's then B's, each 256-byte aligned
+  float* scales = nullptr;  // per mode, A's then B's, each 256-byte aligned; then a D scale and an amax
   std::size_t scale_offset[kModeCount][2] = {};
+  std::size_t d_offset = 0;  // the D scale (and 32 floats on, amax) for --gemm_fp8_out=e4m3
   long long scale_count[kModeCount][2] = {};
   CublasLtFp8<bf16> lt[kModeCount];  // prepared by the mode's first row
   bool lt_prepared[kModeCount] = {};
@@ -99,6 +100,8 @@ struct Fp8Workspace {
           floats += (std::size_t(scale_count[i][j]) + 63) / 64 * 64;
         }
       }
+      d_offset = floats;
+      floats += 64;
       GEMM_BENCH_CUDA(cudaMalloc(&scales, floats * sizeof(float)));
       const std::uint64_t seed = splitmix64((std::uint64_t(0xF8) << 56) ^ (std::uint64_t(s.m) << 40) ^
                                             (std::uint64_t(s.n) << 20) ^ std::uint64_t(s.k));
@@ -136,6 +139,8 @@ struct Fp8Workspace {
       default: return gemm::Scales::block(a, na, b, nb);
     }
   }
+  // The output's scaling of --gemm_fp8_out=e4m3 (the D scale holds a fill value: positive, small).
+  gemm::Scales with_output(const gemm::Scales& s) const { return s.output(scales + d_offset, scales + d_offset + 32); }
   int take() {
     const int i = next;
     next = (next + 1) % sets;
@@ -158,11 +163,15 @@ Fp8Workspace& fp8_workspace(const Shape& s) {
 // ===========================================================================
 // Ours, timing
 // ===========================================================================
-using OursFn = gemm::Status (*)(const Shape&, const fp8*, const fp8*, bf16*, const gemm::Scales&);
+using OursFn = gemm::Status (*)(const Shape&, const fp8*, const fp8*, bf16*, const gemm::Scales&, bool);
 
-// The natural FP8 call: activations row-major, the weight stored n x k.
+// The natural FP8 call: activations row-major, the weight stored n x k. fp8_c: C is e4m3 (in the
+// bf16 buffer, which holds it twice over).
 template <class Policy>
-gemm::Status ours(const Shape& s, const fp8* A, const fp8* B, bf16* C, const gemm::Scales& scales) {
+gemm::Status ours(const Shape& s, const fp8* A, const fp8* B, bf16* C, const gemm::Scales& scales, bool fp8_c) {
+  if (fp8_c)
+    return gemm::gemm<fp8, Policy>(gemm::Op::N, gemm::Op::T, s.m, s.n, s.k, 1.0f, A, s.k, B, s.k, 0.0f,
+                                   reinterpret_cast<fp8*>(C), s.n, scales, 0);
   return gemm::gemm<fp8, Policy>(gemm::Op::N, gemm::Op::T, s.m, s.n, s.k, 1.0f, A, s.k, B, s.k, 0.0f, C, s.n, scales,
                                  0);
 }
@@ -216,10 +225,13 @@ void run_fp8_row(benchmark::State& state, Fp8Record* r, const Options* opt) {
     // --gemm_fp8_promote: ours promoted every that many k (block scales: 128); 0 (never) gives
     // cuBLASLt its fast accumulation too, so that neither side promotes.
     const bool block = r->mode == gemm::ScaleMode::Block;
-    const gemm::Scales scales = ws.scales_of(mi).promote_every(block ? gemm::kScaleBlock : opt->fp8_promote);
+    const gemm::Scales lt_scales = ws.scales_of(mi);
+    const gemm::Scales promoted = lt_scales.promote_every(block ? gemm::kScaleBlock : opt->fp8_promote);
+    const bool fp8_c = opt->fp8_out_e4m3;
+    const gemm::Scales scales = fp8_c ? ws.with_output(promoted) : promoted;
     CublasLtFp8<bf16>& lt = ws.lt[mi];
     if (!ws.lt_prepared[mi]) {
-      if (lt.prepare(s.m, s.n, s.k, s.k, s.k, s.n, scales, !block && opt->fp8_promote == 0) == LtStatus::CudaError)
+      if (lt.prepare(s.m, s.n, s.k, s.k, s.k, s.n, lt_scales, !block && opt->fp8_promote == 0) == LtStatus::CudaError)
         throw Error(lt.message());
       ws.lt_prepared[mi] = true;
       if (!lt.ready()) ws.lt_batch[mi] = -1;
@@ -228,7 +240,7 @@ void run_fp8_row(benchmark::State& state, Fp8Record* r, const Options* opt) {
     // Spot check on set 0, C first filled with bytes 0x7f (3.4e38 in bf16) so that unwritten elements show.
     const std::size_t elems = std::size_t(s.m) * s.n;
     GEMM_BENCH_CUDA(cudaMemset(ws.C(0), 0x7f, ws.c_bytes));
-    if (const gemm::Status st = r->fn(s, ws.A(0), ws.B(0), ws.C(0), scales); st != gemm::Status::Success) {
+    if (const gemm::Status st = r->fn(s, ws.A(0), ws.B(0), ws.C(0), scales, fp8_c); st != gemm::Status::Success) {
       r->refused = st == gemm::Status::MisalignedA || st == gemm::Status::MisalignedB || st == gemm::Status::MisalignedC;
       return fail(r->name + ": " + launch_error(st));
     }
@@ -238,17 +250,17 @@ void run_fp8_row(benchmark::State& state, Fp8Record* r, const Options* opt) {
       GEMM_BENCH_CUDA(cudaMemset(ws.c_lt, 0x7f, ws.c_bytes));
       with_lt = lt.run(ws.A(0), ws.B(0), ws.c_lt) == LtStatus::Success;
       GEMM_BENCH_CUDA(cudaDeviceSynchronize());
-      if (with_lt) {
+      if (!with_lt) {
+        ws.lt_batch[mi] = -1;
+      } else if (!fp8_c) {  // (e4m3 C: no spot check)
         const Comparison c = compare_device(ws.C(0), ws.c_lt, elems);
         r->diff = c.nonfinite ? INFINITY : c.rel();
-      } else {
-        ws.lt_batch[mi] = -1;
       }
     }
 
     std::string err;
     auto launch_ours = [&](int set, std::string* e) {
-      const gemm::Status st = r->fn(s, ws.A(set), ws.B(set), ws.C(set), scales);
+      const gemm::Status st = r->fn(s, ws.A(set), ws.B(set), ws.C(set), scales, fp8_c);
       if (st == gemm::Status::Success) return true;
       *e = launch_error(st);
       return false;
@@ -382,6 +394,8 @@ void register_fp8_benchmarks(const Options& opt) {
   benchmark::AddCustomContext("cublaslt_fp8",
                               "cublasLtMatmul e4m3 x e4m3 TN, CUBLAS_COMPUTE_32F, scale type CUDA_R_32F, D bf16, "
                               "32 MiB workspace, the heuristic's first algorithm, same scale mode as the row");
+  benchmark::AddCustomContext("fp8_output", opt.fp8_out_e4m3 ? "ours: e4m3 C with a D scale and amax; cuBLASLt: bf16 D"
+                                                             : "bf16 C on both sides");
   benchmark::AddCustomContext("fp8_promote", opt.fp8_promote == 0
                                                  ? "0: tensor and row rows never promoted, cuBLASLt with FAST_ACCUM"
                                                  : std::to_string(opt.fp8_promote) +

@@ -63,6 +63,8 @@ void print_usage() {
       "  --gemm_shapes=MxNxK,.. run these shapes (for every selected type) instead of the grid\n"
       "  --gemm_fp8_promote=K   the FP8 rows' gemm::Scales::promote_every (default 128; block\n"
       "                         rows always 128); 0 also gives cuBLASLt its fast accumulation\n"
+      "  --gemm_fp8_out=e4m3    the FP8 rows store e4m3 C with a D scale and amax (ours; cuBLASLt\n"
+      "                         keeps its bf16 D): what quantizing the output costs\n"
       "  --gemm_repetitions=N   repetitions per benchmark; the median is reported (default 7)\n"
       "  --gemm_batch_ms=X      minimum length of one timed batch of launches (default 2)\n"
       "  --gemm_flow            only the whole-flow table (1024^3 fp32, host to host: serial\n"
@@ -161,6 +163,12 @@ int main(int argc, char** argv) {
       opt.shape_space = true;
     } else if ((v = value_of(a, "--gemm_shape_space_out"))) {
       opt.shape_space_out = v;
+    } else if ((v = value_of(a, "--gemm_fp8_out"))) {
+      if (std::strcmp(v, "e4m3") != 0 && std::strcmp(v, "bf16") != 0) {
+        std::fprintf(stderr, "gemm_bench: bad value '%s' for --gemm_fp8_out (bf16 or e4m3)\n", v);
+        return 2;
+      }
+      opt.fp8_out_e4m3 = std::strcmp(v, "e4m3") == 0;
     } else if ((v = value_of(a, "--gemm_fp8_promote"))) {
       opt.fp8_promote = std::strcmp(v, "0") == 0 ? 0 : to_int(v, "--gemm_fp8_promote");
     } else if (!std::strcmp(a, "--gemm_release_scratch")) {

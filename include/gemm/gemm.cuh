@@ -74,6 +74,9 @@ template <class T, class Policy, class Args>
 Status check_arguments(const Args& args, bool& empty) {
   empty = false;
   if (Status s = validate_sizes(args); s != Status::Success) return s;
+  if constexpr (is_fp8<typename Args::Output>) {
+    if (args.beta != 0) return Status::InvalidOutputScaling;  // FP8 C is written only
+  }
   if (Status s = validate_batch(args); s != Status::Success) return s;
   if ((empty = args.m == 0 || args.n == 0 || args.batch == 0)) return Status::Success;  // an empty batch too
   if (Status s = validate_pointers(args); s != Status::Success) return s;
@@ -115,8 +118,9 @@ constexpr bool check_types() {
                 "__nv_fp8_e5m2.");
   static_assert(!kTypeOk || kOutputOk,
                 "gemm::gemm<T>: C must hold the input type, or float for __nv_bfloat16 and __half inputs, or "
-                "__nv_bfloat16, __half or float for FP8 inputs (float->float, tf32->float, tf32x3->float, "
-                "double->double, bf16->bf16|float, half->half|float, fp8->bf16|half|float).");
+                "__nv_bfloat16, __half, float, __nv_fp8_e4m3 or __nv_fp8_e5m2 for FP8 inputs (float->float, "
+                "tf32->float, tf32x3->float, double->double, bf16->bf16|float, half->half|float, "
+                "fp8->bf16|half|float|fp8).");
   static_assert(!kTypeOk || !kOutputOk || kPolicyOk,
                 "gemm::gemm<T, Policy>: this policy does not serve this type combination. CUDA-core presets compute "
                 "float and double (WarpTiled also bf16 and fp16); TF32 runs on tensor cores, so gemm::tf32 needs a "
@@ -166,15 +170,30 @@ template <class T, class Args>
 Status check_scales(const Args& args, const Scales& scales) {
   static_assert(is_fp8<T> || !is_math_type<T>,
                 "gemm::gemm with gemm::Scales: scales are for FP8 calls only (T = __nv_fp8_e4m3 or __nv_fp8_e5m2).");
+  if (scales.scales_output() && args.beta != 0) return Status::InvalidOutputScaling;
   if (args.m == 0 || args.n == 0 || !reads_ab(args)) return Status::Success;
   return validate_scales(scales, args.m, args.n, args.k);
+}
+
+// An FP8 call's amax output starts at 0 on the call's stream (its kernels raise it); stream-ordered,
+// after every check, so that a refused call writes nothing.
+inline Status reset_amax(NoScales, cudaStream_t) { return Status::Success; }
+inline Status reset_amax(const Scales& scales, cudaStream_t stream) {
+  if (scales.amax == nullptr) return Status::Success;
+  const cudaError_t err = cudaMemsetAsync(scales.amax, 0, sizeof(float), stream);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return record(err, Status::CudaError);
+  }
+  return Status::Success;
 }
 
 template <class T, class Policy, class Layouts, class Out>
 Status run_scaled(const GemmArgs<storage_t<T>, Out>& args, const Scales& scales, cudaStream_t stream) {
   if (Status s = validate_sizes(args); s != Status::Success) return s;
   if (Status s = check_scales<T>(args, scales); s != Status::Success) return s;
-  return run_args<T, Policy, Layouts, Out>(with_scales(args, scales), stream);
+  return run_args<T, Policy, Layouts, Out>(with_scales(args, scales), stream,
+                                           [&](cudaStream_t s) { return reset_amax(scales, s); });
 }
 
 // The epilogue's own arguments, before anything else (m == 0 or n == 0 is still a no-op once they
@@ -240,7 +259,10 @@ Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias
     }
     return Status::Success;
   };
-  return run_args<T, Policy, Layouts, Out>(with_scales(fused, scales), stream, copy_c_to_d);
+  return run_args<T, Policy, Layouts, Out>(with_scales(fused, scales), stream, [&](cudaStream_t s) {
+    const Status st = copy_c_to_d(s);
+    return st != Status::Success ? st : reset_amax(scales, s);
+  });
 }
 
 // A fused call's C: Out is deduced from the epilogue alone, so that C may be passed as nullptr.
@@ -409,7 +431,8 @@ Status gemm(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha, const 
             const storage_t<T>* B, int ldb, scalar_t<T> beta, Out* C, int ldc, const Scales& scales,
             cudaStream_t stream = 0) {
   if (scales.mode == ScaleMode::Block) return Status::UnsupportedScales;
-  const Scales swapped{scales.mode, scales.b, scales.b_count, scales.a, scales.a_count, scales.promote_k};
+  const Scales swapped{scales.mode,      scales.b, scales.b_count, scales.a,
+                       scales.a_count,   scales.promote_k, scales.d, scales.amax};
   return gemm::detail::swap_ab(gemm::detail::run_scaled<T, Policy, gemm::detail::AnyOps, Out>(
       {n, m, k, alpha, B, ldb, A, lda, beta, C, ldc, transb, transa}, swapped, stream));
 }

@@ -39,6 +39,14 @@
 // faster on large shapes) and promote_every(0) never promotes (cuBLASLt's FAST_ACCUM). Every such
 // error stays far below the FP8 rounding of the inputs themselves. Block scales change every 128 k:
 // they need 128.
+//
+// The output (training's delayed scaling): scales.output(d, amax) multiplies every result by the
+// float at d before it is stored, D = d * epilogue(alpha * op(A_deq) * op(B_deq)), and writes the
+// largest magnitude of the results before that multiplication to the float at amax (NaN results
+// aside); either may be null. C may then be FP8 itself (e4m3 or e5m2, saturating: results past the
+// format's largest finite value store as that value, +-448 or +-57344). The D scale, amax and FP8 C
+// need beta = 0 (C is written only: Status::InvalidOutputScaling). amax is set to 0 on the call's
+// stream before the kernels raise it.
 #include <cstdint>
 #include "args.cuh"
 #include "epilogue.cuh"
@@ -62,6 +70,8 @@ struct Scales {
   const float* b = nullptr;
   long long b_count = 0;
   int promote_k = kScaleBlock;  // k per promoted partial sum (0: never promoted); see above
+  const float* d = nullptr;     // the D scale (null: 1); see above
+  float* amax = nullptr;        // where the largest |result| goes (null: not computed)
 
   // These scales with the partial sums promoted every k values of k (0: never).
   Scales promote_every(int k) const {
@@ -69,6 +79,14 @@ struct Scales {
     s.promote_k = k;
     return s;
   }
+  // These scales with the output multiplied by *d_scale and its amax written to *amax_out.
+  Scales output(const float* d_scale, float* amax_out) const {
+    Scales s = *this;
+    s.d = d_scale;
+    s.amax = amax_out;
+    return s;
+  }
+  bool scales_output() const { return d != nullptr || amax != nullptr; }
   // Stages of 128 k per promoted partial sum (kernels).
   __host__ __device__ int promote_stages() const { return promote_k == 0 ? (1 << 30) : promote_k / kScaleBlock; }
 
@@ -126,7 +144,9 @@ inline Status validate_scales(const Scales& s, int m, int n, int k) {
     return Status::InvalidScaleMode;
   if (s.a == nullptr || s.b == nullptr) return Status::NullPointerScale;
   if (reinterpret_cast<std::uintptr_t>(s.a) % alignof(float) != 0 ||
-      reinterpret_cast<std::uintptr_t>(s.b) % alignof(float) != 0)
+      reinterpret_cast<std::uintptr_t>(s.b) % alignof(float) != 0 ||
+      reinterpret_cast<std::uintptr_t>(s.d) % alignof(float) != 0 ||
+      reinterpret_cast<std::uintptr_t>(s.amax) % alignof(float) != 0)
     return Status::MisalignedScale;
   if (s.a_count < Scales::needed_a(s.mode, m, k) || s.b_count < Scales::needed_b(s.mode, n, k))
     return Status::ScaleSizeMismatch;

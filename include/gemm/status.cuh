@@ -60,6 +60,7 @@ enum class Status {
   UnsupportedScales,           // block scales through gemm::blas (the swap to the row-major core would exchange their shapes)
   InvalidPromotion,            // Scales::promote_every: neither 0 nor a positive multiple of 128, or not 128 with block scales
   UnsupportedPromotion,        // FP8 on Hopper tiles too wide to promote (math warpgroups over 64 x 128), without promote_every(0)
+  InvalidOutputScaling,        // a D scale, an amax output or FP8 C with beta != 0
   // Grouped calls (grouped.cuh):
   NullPointerGroupRows,        // the offsets or counts pointer is null although there are groups
   InvalidGroupRows,            // (gemm::grouped_status) a grouped call found offsets or counts out of range on the device
@@ -149,7 +150,8 @@ constexpr const char* to_string(Status s) {
              "bf16, fp16, or tf32 with A row-major and B transposed); use preset::Tuned, which runs every batch";
     case Status::InvalidScaleMode: return "invalid scale mode: gemm::ScaleMode::Tensor, Rowwise or Block";
     case Status::NullPointerScale: return "null pointer: an FP8 call's scales need both a and b";
-    case Status::MisalignedScale: return "misaligned scale: the scale pointers must be aligned to float";
+    case Status::MisalignedScale:
+      return "misaligned scale: the scale pointers (a, b, and the output's d and amax) must be aligned to float";
     case Status::ScaleSizeMismatch:
       return "scale size mismatch: a scale buffer holds fewer floats than its mode reads (Tensor: 1 and 1; Rowwise: m "
              "and n; Block: ceil(k/128) * m and ceil(n/128) * ceil(k/128); scales.cuh gives the layouts)";
@@ -163,6 +165,9 @@ constexpr const char* to_string(Status s) {
       return "unsupported promotion: this policy's FP8 tiles are too wide to promote their sums (registers for one "
              "set of accumulators only); pass Scales::promote_every(0) to accumulate in the tensor cores, or use "
              "preset::Tuned or preset::Fp8";
+    case Status::InvalidOutputScaling:
+      return "invalid output scaling: an FP8 call's D scale and amax (Scales::output) and an FP8 C need beta = 0 "
+             "(C is written only)";
     case Status::NullPointerGroupRows: return "null pointer: a grouped call needs its offsets (or counts) when groups > 0";
     case Status::InvalidGroupRows:
       return "invalid group rows: a grouped call found offsets (negative, decreasing, past total_rows) or counts "

@@ -134,7 +134,7 @@ inline constexpr bool is_k_major_only = std::is_same_v<T, tf32> || is_fp8<T>;
 template <class T, class Out>
 inline constexpr bool is_supported_output =
     is_math_type<T> && ((!is_fp8<T> && std::is_same_v<Out, storage_t<T>>) || (is_16bit<T> && std::is_same_v<Out, float>) ||
-                        (is_fp8<T> && (is_16bit<Out> || std::is_same_v<Out, float>)));
+                        (is_fp8<T> && (is_16bit<Out> || std::is_same_v<Out, float> || is_fp8<Out>)));
 
 // Benchmark and log names: float, tf32, double, bf16, fp16, bf16_f32out, fp16_f32out.
 template <class T, class Out>

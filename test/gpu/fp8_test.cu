@@ -899,3 +899,180 @@ TEST_CASE("FP8 strided batch: each entry as its own call, bit for bit", "[gpu][f
                                          n, sc, batch) == Status::UnsupportedBatch);
   CHECK(gemm::kernel_launches() == launches);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The output's scaling: a D scale, amax, FP8 C (Scales::output).
+
+namespace {
+
+// What C's type keeps of a result: the unit roundoff, half the smallest subnormal, the largest finite.
+template <class Out>
+struct OutFormat {
+  static double u() {
+    if constexpr (std::is_same_v<Out, E4M3>) return 0x1p-4;
+    else if constexpr (std::is_same_v<Out, E5M2>) return 0x1p-3;
+    else return gemm_test::unit_roundoff<Out>();
+  }
+  static double tiny() {
+    return std::is_same_v<Out, E4M3> ? 0x1p-10 : std::is_same_v<Out, E5M2> ? 0x1p-17 : std::numeric_limits<float>::min();
+  }
+  static double max() { return std::is_same_v<Out, E4M3> ? 448.0 : std::is_same_v<Out, E5M2> ? 57344.0 : 3.0e38; }
+  static const char* name() { return std::is_same_v<Out, E4M3> ? "e4m3" : std::is_same_v<Out, E5M2> ? "e5m2" : out_name<Out>(); }
+};
+
+template <class Out>
+double out_value(Out x) {
+  if constexpr (gemm::is_fp8<Out>) return static_cast<double>(static_cast<float>(x));
+  else return gemm_test::to_double(x);
+}
+
+// One call A (m x k, row-major) times W (n x k) with random row and column scales (or tensor ones),
+// C of type Out, D scale d chosen so that the largest results pass C's largest finite value (FP8 C:
+// they must saturate), and amax; C must hold Out(d * result) within the error model and C's
+// rounding, and amax the largest |result|. promote_k as Scales::promote_every.
+template <class Out>
+void check_output_scaling(int m, int n, int k, ScaleMode mode, int promote_k) {
+  INFO("C " << OutFormat<Out>::name() << ", " << m << " x " << n << " x " << k << ", " << gemm::to_string(mode)
+            << " scales, promoted every " << promote_k);
+  const float alpha = -0.75f;
+  std::vector<E4M3> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(n) * k);
+  for (auto& x : a) x = random_fp8<E4M3>();
+  for (auto& x : b) x = random_fp8<E4M3>();
+  const bool rows = mode == ScaleMode::Rowwise;
+  std::vector<float> sa(rows ? m : 1), sb(rows ? n : 1);
+  for (auto& s : sa) s = random_scale();
+  for (auto& s : sb) s = random_scale();
+  std::vector<double> ref(static_cast<size_t>(m) * n), mag(ref.size());
+  gemm::reference::parallel_rows(m, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i)
+      for (int j = 0; j < n; ++j) {
+        double dot = 0, abs = 0;
+        for (int p = 0; p < k; ++p) {
+          const double x = static_cast<double>(static_cast<float>(a[static_cast<size_t>(i) * k + p])) *
+                           static_cast<double>(static_cast<float>(b[static_cast<size_t>(j) * k + p]));
+          dot += x, abs += std::fabs(x);
+        }
+        const double s = static_cast<double>(sa[rows ? i : 0]) * sb[rows ? j : 0];
+        ref[static_cast<size_t>(i) * n + j] = alpha * dot * s;
+        mag[static_cast<size_t>(i) * n + j] = std::fabs(alpha) * abs * s;
+      }
+  });
+  double largest = 0;
+  for (double x : ref) largest = std::max(largest, std::fabs(x));
+  // Half the results' range fits C's: the largest quarter or so saturate in FP8 C.
+  const float d = static_cast<float>(std::min(2.0 * OutFormat<Out>::max() / largest, 1.0e6));
+  DeviceBuffer<E4M3> da(a.size()), db(b.size());
+  DeviceBuffer<float> dsa(sa.size()), dsb(sb.size()), dd(1), damax(1);
+  DeviceBuffer<Out> dc(static_cast<size_t>(m) * n);
+  gemm_test::upload(da, a);
+  gemm_test::upload(db, b);
+  gemm_test::upload(dsa, sa);
+  gemm_test::upload(dsb, sb);
+  gemm_test::upload(dd, std::vector<float>{d});
+  gemm_test::upload(damax, std::vector<float>{1.0e30f});  // the call resets it first
+  CUDA_REQUIRE(cudaMemset(dc.ptr, 0x7f, dc.count * sizeof(Out)));
+  const Scales base = rows ? Scales::rowwise(dsa.ptr, m, dsb.ptr, n) : Scales::tensor(dsa.ptr, dsb.ptr);
+  const Scales scales = base.promote_every(promote_k).output(dd.ptr, damax.ptr);
+  REQUIRE(gemm::gemm<E4M3, Tuned>(Op::N, Op::T, m, n, k, alpha, da.ptr, k, db.ptr, k, 0.0f, dc.ptr, n, scales) ==
+          Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  std::vector<Out> c(dc.count);
+  float amax = 0;
+  CUDA_REQUIRE(cudaMemcpy(c.data(), dc.ptr, c.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(&amax, damax.ptr, sizeof(float), cudaMemcpyDeviceToHost));
+
+  const Fp8ErrorModel<float> model{promote_k};
+  long long wrong = 0, saturated = 0;
+  double worst_s = 0;
+  std::ostringstream first;
+  for (size_t at = 0; at < ref.size(); ++at) {
+    const double want = d * ref[at], got = out_value(c[at]);
+    const double err = d * model.product(k) * mag[at];  // the sum's error, scaled by d
+    worst_s = std::max(worst_s, mag[at]);
+    bool ok;
+    if (std::fabs(want) - err > OutFormat<Out>::max()) {  // past the largest finite value: saturates
+      ++saturated;
+      ok = got == (want > 0 ? OutFormat<Out>::max() : -OutFormat<Out>::max());
+    } else {
+      ok = std::fabs(got - want) <= err + OutFormat<Out>::u() * (std::fabs(want) + err) + OutFormat<Out>::tiny();
+    }
+    if (!ok) {
+      if (wrong < 5) first << "  C[" << at << "] = " << got << ", expected " << want << " (d " << d << ")\n";
+      ++wrong;
+    }
+  }
+  INFO("wrong " << wrong << ", saturated " << saturated << "\n" << first.str());
+  CHECK(wrong == 0);
+  if constexpr (gemm::is_fp8<Out>) CHECK(saturated > 0);  // (d makes some results pass the format's range)
+  CHECK(std::fabs(amax - largest) <= model.product(k) * worst_s + 1e-6 * largest);
+}
+
+}  // namespace
+
+TEST_CASE("FP8 output: a D scale and amax, C in e4m3, e5m2 and bf16, saturating; k = 0; refusals",
+          "[gpu][fp8][output]") {
+  if (!fp8_runs_here()) return;
+  // Ragged tiles (promoted 128x128 and 128x64), decode's tiles with k split across blocks, and the
+  // 128x256 tiles of a call that never promotes.
+  for (ScaleMode mode : {ScaleMode::Tensor, ScaleMode::Rowwise}) {
+    check_output_scaling<E4M3>(200, 300, 1000, mode, 128);
+    check_output_scaling<E5M2>(200, 300, 1000, mode, 256);
+    check_output_scaling<bf16>(200, 300, 1000, mode, 128);
+    check_output_scaling<E4M3>(16, 1024, gemm_test::quick() ? 1024 : 4096, mode, 128);
+  }
+  check_output_scaling<E4M3>(1100, 4200, 600, ScaleMode::Tensor, 0);
+  check_output_scaling<float>(1100, 4200, 600, ScaleMode::Rowwise, 0);
+
+  constexpr int m = 40, n = 72, k = 256;
+  std::vector<E4M3> a(static_cast<size_t>(m) * k, E4M3(1.0f)), b(static_cast<size_t>(n) * k, E4M3(0.5f));
+  DeviceBuffer<E4M3> da(a.size()), db(b.size()), dc(static_cast<size_t>(m) * n);
+  DeviceBuffer<bf16> dc16(static_cast<size_t>(m) * n);
+  DeviceBuffer<float> ones(2), damax(2);
+  gemm_test::upload(da, a);
+  gemm_test::upload(db, b);
+  gemm_test::upload(ones, std::vector<float>{1.0f, 1.0f});
+  const Scales s = Scales::tensor(ones.ptr, ones.ptr);
+  const std::vector<E4M3> poison(dc.count, E4M3(3.0f));
+  gemm_test::upload(dc, poison);
+  gemm_test::upload(damax, std::vector<float>{7.0f, 7.0f});
+  const auto launches = gemm::kernel_launches();
+  // beta != 0 with FP8 C (with and without scales), or with a D scale or amax: refused, nothing written.
+  CHECK(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 1.0f, dc.ptr, n) ==
+        Status::InvalidOutputScaling);
+  CHECK(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.5f, dc.ptr, n, s) ==
+        Status::InvalidOutputScaling);
+  CHECK(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.5f, dc16.ptr, n,
+                         s.output(nullptr, damax.ptr)) == Status::InvalidOutputScaling);
+  CHECK(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.5f, dc16.ptr, n,
+                         s.output(ones.ptr, nullptr)) == Status::InvalidOutputScaling);
+  // D scale or amax not aligned to float.
+  const auto off = [](float* p) { return reinterpret_cast<float*>(reinterpret_cast<char*>(p) + 2); };
+  CHECK(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, dc.ptr, n,
+                         s.output(off(ones.ptr), nullptr)) == Status::MisalignedScale);
+  CHECK(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, dc.ptr, n,
+                         s.output(nullptr, off(damax.ptr))) == Status::MisalignedScale);
+  CHECK(gemm::kernel_launches() == launches);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  std::vector<E4M3> after(dc.count);
+  std::vector<float> amax(2);
+  CUDA_REQUIRE(cudaMemcpy(after.data(), dc.ptr, after.size(), cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(amax.data(), damax.ptr, 2 * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(std::memcmp(after.data(), poison.data(), after.size()) == 0);
+  CHECK(amax[0] == 7.0f);
+  // k = 0: C = 0 (beta = 0 over the poison), amax 0; the FP8 C call without scales stores the product as is.
+  REQUIRE(gemm::gemm<E4M3>(Op::N, Op::T, m, n, 0, 1.0f, da.ptr, k, db.ptr, k, 0.0f, dc.ptr, n,
+                           s.output(ones.ptr, damax.ptr)) == Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  CUDA_REQUIRE(cudaMemcpy(after.data(), dc.ptr, after.size(), cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(amax.data(), damax.ptr, sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(amax[0] == 0.0f);
+  long long nonzero = 0;
+  for (E4M3 x : after) nonzero += static_cast<float>(x) != 0.0f;
+  CHECK(nonzero == 0);
+  REQUIRE(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, dc.ptr, n) == Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  CUDA_REQUIRE(cudaMemcpy(after.data(), dc.ptr, after.size(), cudaMemcpyDeviceToHost));
+  long long off_value = 0;  // 256 x 1 x 0.5 = 128, exact in e4m3
+  for (E4M3 x : after) off_value += static_cast<float>(x) != 128.0f;
+  CHECK(off_value == 0);
+}

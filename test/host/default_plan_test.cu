@@ -371,6 +371,38 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(gemm::HopperSplitK<8, 2, 32>::slices(1, 1024, 132) == 8);
 }
 
+// FP8: decode on the 64x128 tiles, split as for bf16 (16 x 4096 x 4096: 32 tiles, a quarter of 132
+// SMs, 4 slices; 64 x 8192 x 8192: 64 tiles, whole); 128x128 tiles for large promoted calls; a call
+// that never promotes takes 128x256 tiles where they make a round of the SMs.
+TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; unpromoted calls take 128x256 tiles",
+          "[host][plan]") {
+  using E4M3 = __nv_fp8_e4m3;
+  const gemm::Target kH100Pcie{90, 114, 227 * 1024};
+  const float* scale = ptr<float>();
+  const auto plan_fp8 = [&](const gemm::Target& t, int m, int n, int k, const gemm::Scales& s) {
+    return gemm::plan<E4M3, gemm::preset::Tuned>(Op::N, Op::T, m, n, k, 1.0f, ptr<E4M3>(), k, ptr<E4M3>(), k, 0.0f,
+                                                 ptr<bf16>(), n, s, &t);
+  };
+  const gemm::Scales tensor = gemm::Scales::tensor(scale, scale);
+  const gemm::Plan d = plan_fp8(kH100, 16, 4096, 4096, tensor);
+  REQUIRE(d.status == Status::Success);
+  CHECK(has(d.composition, "BlockTile<64,128>"));
+  CHECK(has(d.composition, "HopperSplitK<16,4,4>"));
+  CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
+  CHECK(plan_fp8(kH100, 64, 8192, 8192, tensor).workspace_bytes == 0);
+  CHECK(plan_fp8(kH100Pcie, 16, 4096, 4096, tensor).workspace_bytes == 0);
+  // Promoted: 128x128 tiles; never promoted: 128x256 where they make a round (4096^2: 512 tiles),
+  // else the promoted tiles (1024 x 2048: 32 of 128x256).
+  CHECK(has(plan_fp8(kH100, 4096, 4096, 4096, tensor).composition, "BlockTile<128,128>"));
+  const gemm::Plan never = plan_fp8(kH100, 4096, 4096, 4096, tensor.promote_every(0));
+  CHECK(has(never.composition, "BlockTile<128,256>"));
+  CHECK(has(never.reason, "never promoted"));
+  CHECK(has(plan_fp8(kH100, 1024, 2048, 4096, tensor.promote_every(0)).composition, "BlockTile<128,128>"));
+  // The scales are checked as the call checks them.
+  CHECK(plan_fp8(kH100, 64, 8192, 8192, tensor.promote_every(100)).status == Status::InvalidPromotion);
+  CHECK(plan_fp8(kH100, 64, 8192, 8192, gemm::Scales::tensor(nullptr, scale)).status == Status::NullPointerScale);
+}
+
 // Tuned's thresholds are data (rules.cuh): counts of tiles in rounds of the device's SMs, so other
 // GPUs get them scaled. 2048^3 bf16 is 128 tiles of 128x256: a round less 4 SMs on 132 SMs (the
 // wide tiles), but short of the scaled threshold on 142 (L40S-sized: 138) only where it applies (sm_90).

@@ -51,14 +51,38 @@ __device__ __forceinline__ void finish_mainloop(Accumulators<Shape>& acc, const 
   if (leader) st.release(previous);
 }
 
-// The promoted mainloop (3xTF32, FP8): two sets of products in turn, so that while one product's
-// wgmmas fill one set, the other set (the product before) is added to acc and the tensor cores never
-// wait for the adds (mainloop.cuh: promoted_product). k_begin: the unit's first k block (the block
+// The promoted mainloop (3xTF32, FP8): two sets of stage products in turn, so that while one
+// stage's wgmmas fill one set, the other set (the stage before) is added to acc and the tensor cores
+// never wait for the adds (mainloop.cuh: promoted_step). k_begin: the unit's first k block (the block
 // scales' index).
 template <class Shape, class Promotion = PlainPromotion>
 __device__ __forceinline__ void promoted_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
                                                   RingPosition<Shape::kStages>& pos, int row, int k_blocks,
                                                   bool leader, const Promotion& promotion = {}, int k_begin = 0) {
+  int previous = -1;
+  float part[2][Shape::kMmaM][Shape::kAccRegs];
+  typename Promotion::Factors factors[2];
+  int kb = 0;
+  for (; kb + 1 < k_blocks; kb += 2) {
+    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
+    promoted_step<Shape, 1>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb + 1);
+  }
+  if (kb < k_blocks) {  // an odd number of stages: the last product is in part[0]
+    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
+    finish_promoted<Shape, 0>(acc, part, factors, promotion, st, previous, leader);
+  } else {
+    finish_promoted<Shape, 1>(acc, part, factors, promotion, st, previous, leader);
+  }
+}
+
+// The same with products of promotion.stages stages (FP8 with tensor or row scales and
+// Scales::promote_every above 128: mainloop.cuh's promoted_product). A kernel of its own
+// (cooperative_kernel's kSpans): in the kernel above, the loops it needs made ptxas spill the
+// accumulators (2 KB a thread) and the default calls ran at a fifth of their speed.
+template <class Shape, class Promotion>
+__device__ __forceinline__ void promoted_spans_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
+                                                        RingPosition<Shape::kStages>& pos, int row, int k_blocks,
+                                                        bool leader, const Promotion& promotion, int k_begin) {
   int previous = -1;
   float part[2][Shape::kMmaM][Shape::kAccRegs];
   typename Promotion::Factors factors[2];
@@ -81,7 +105,7 @@ __device__ __forceinline__ void store_unit(const Accumulators<Shape>& acc, const
                                            const Stages<Shape>& st, int consumer, int tile_m, int tile_n, int row,
                                            CStore c_store, bool c_by_tma, MapPlace c_at, bool pairs) {
   const int row0 = tile_m * Shape::BM + row, col0 = tile_n * Shape::BN;
-  if constexpr (Shape::kEpilogueBytes > 0) {
+  if constexpr (Shape::kEpilogueBytes > 0 && !is_fp8<typename Args::Output>) {  // (FP8 C: from registers)
     // TMA clips stores at the matrix edge only to 16-byte granularity along a row, so a tile that
     // ends inside a row whose length is not a multiple of 16 bytes stores directly.
     const bool whole_row_end = (static_cast<long long>(args.n) * sizeof(typename Args::Output)) % 16 == 0;

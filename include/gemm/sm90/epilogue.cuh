@@ -2,7 +2,8 @@
 // The Hopper epilogues: C = epilogue(alpha * acc + beta * C) from the wgmma accumulators (epilogue.cuh:
 // bias and activation of a fused call, the identity otherwise).
 //
-// store_block (any C, any beta): straight from registers. A lane holds pairs of neighbouring
+// store_block (any C, any beta): straight from registers (and the only way for FP8 C, and for an FP8
+// call that scales its output or asks for its amax: OutputStage). A lane holds pairs of neighbouring
 // columns (see ptx/wgmma_ops.cuh), so where C's rows allow it a pair moves as one 4-byte (bf16,
 // fp16) or 8-byte (float) access; every element is bounds-checked on its own row and column, and
 // beta == 0 never reads C.
@@ -23,6 +24,7 @@
 #include <cuda.h>
 #include "../epilogue.cuh"
 #include "../ptx/tma.cuh"
+#include "../scales.cuh"
 #include "../ptx/wgmma.cuh"
 #include "../types.cuh"
 #include "tensor_map.cuh"
@@ -32,6 +34,47 @@ namespace gemm::sm90 {
 template <class Out>
 struct alignas(2 * sizeof(Out)) Pair {
   Out x, y;
+};
+
+// What becomes of a result on its way into C: converted to C's type (FP8: saturating); in an FP8
+// call with scales, first multiplied by the D scale (1 without one), its magnitude noted for amax
+// (scales.cuh: Scales::output).
+template <class Args>
+struct OutputStage {
+  using Out = typename Args::Output;
+  static constexpr bool kScaled = detail::has_scales<Args>;
+  float d = 1.0f;
+  float* amax = nullptr;
+  float largest = 0.0f;  // this thread's largest |result| (fmaxf: NaN results do not count)
+
+  __device__ explicit OutputStage(const Args& args) {
+    if constexpr (kScaled) {
+      const Scales& s = detail::scales_of(args);
+      if (s.d != nullptr) d = __ldg(s.d);
+      amax = s.amax;
+    } else {
+      (void)args;
+    }
+  }
+  __device__ __forceinline__ Out operator()(float v) {
+    if constexpr (kScaled) {
+      largest = fmaxf(largest, fabsf(v));
+      return detail::convert<Out>(v * d);
+    } else {
+      return detail::convert<Out>(v);
+    }
+  }
+  // The warp's largest into *amax (every lane of the warp calls this). Magnitudes are non-negative,
+  // so they order as their bit patterns do: an integer atomicMax.
+  __device__ __forceinline__ void finish() const {
+    if constexpr (kScaled) {
+      if (amax == nullptr) return;
+      float x = largest;
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
+      if (threadIdx.x % 32 == 0) atomicMax(reinterpret_cast<int*>(amax), __float_as_int(x));
+    }
+  }
 };
 
 // acc: one warpgroup's 64 x BN block at (row0, col0) of C, in the m64nBN fragment layout.
@@ -45,6 +88,7 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
   const float alpha = args.alpha, beta = args.beta;
   const bool read_c = beta != 0.0f;
   const auto& epi = detail::epilogue_of(args);
+  OutputStage<Args> out(args);
 #pragma unroll
   for (int g = 0; g < BN / 8; ++g) {
     const int col = c0 + 8 * g;
@@ -61,19 +105,20 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
           v0 += beta * detail::convert<float>(p.x);
           v1 += beta * detail::convert<float>(p.y);
         }
-        p.x = detail::convert<Out>(epi(v0, row, col));
-        p.y = detail::convert<Out>(epi(v1, row, col + 1));
+        p.x = out(epi(v0, row, col));
+        p.y = out(epi(v1, row, col + 1));
         *reinterpret_cast<Pair<Out>*>(c) = p;
       } else {
         if (read_c) v0 += beta * detail::convert<float>(c[0]);
-        c[0] = detail::convert<Out>(epi(v0, row, col));
+        c[0] = out(epi(v0, row, col));
         if (col + 1 < args.n) {
           if (read_c) v1 += beta * detail::convert<float>(c[1]);
-          c[1] = detail::convert<Out>(epi(v1, row, col + 1));
+          c[1] = out(epi(v1, row, col + 1));
         }
       }
     }
   }
+  out.finish();
 }
 
 // One chunk of the TMA-store epilogue: 64 rows of 128 bytes (64 bf16/fp16 or 32 float columns),

@@ -182,7 +182,9 @@ using SchedulerFor = std::conditional_t<detail::is_grouped<Args>, GroupedSchedul
 
 // kSplitK: the split-K fixup is compiled in (compositions with HopperSplitK; in the others its
 // registers would only crowd the accumulators: 128x256 tiles spilled 320 bytes with it).
-template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false, bool kSplitK = false>
+// kSpans: FP8 products of several stages (Scales::promote_every; consumer.cuh's promoted_spans_mainloop).
+template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false, bool kSplitK = false,
+          bool kSpans = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store,
@@ -217,7 +219,10 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     decltype(auto) args = detail::entry_of(params, u.b);
     Accumulators<Shape> acc;
     zero_accumulators<Shape>(acc);
-    if constexpr (kPromote) {
+    if constexpr (kPromote && kSpans) {
+      promoted_spans_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row),
+                                     u.k_begin);
+    } else if constexpr (kPromote) {
       promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row), u.k_begin);
     } else {
       int previous = -1;

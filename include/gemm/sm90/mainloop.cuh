@@ -156,12 +156,35 @@ struct PlainPromotion {
   }
 };
 
-// One product of a promoted mainloop (warp-specialised consumers): the wgmmas of up to
-// promotion.stages full stages from k block kb (of k_blocks) into part[P], the first overwriting
-// it. Once the first of them is issued and the stage before has finished, the previous product
-// (part[P ^ 1], if any) is added to acc with round-to-nearest adds while this product's wgmmas run;
-// each stage goes back to the producer once the wgmmas after it are issued and its own are done.
-// P is a constant so that both sets (and their factors) stay in registers. Returns the next k block.
+// A promoted mainloop step (warp-specialised consumers): the next full stage's wgmmas (k block kb)
+// overwrite part[P]; once the previous stage's (into part[P ^ 1]) are done, that product is added to
+// acc with round-to-nearest adds and its stage handed back to the producer, while this stage's
+// wgmmas run. P is a constant so that both sets (and their factors) stay in registers.
+template <class Shape, int P, class Promotion>
+__device__ __forceinline__ void promoted_step(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
+                                              float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
+                                              typename Promotion::Factors (&factors)[2], const Promotion& promotion,
+                                              const Stages<Shape>& st, RingPosition<Shape::kStages>& pos,
+                                              int& previous, int row, bool leader, int kb) {
+  ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+  ptx::wgmma_fence();
+  mma_stage<Shape>(part[P], st.a(pos.stage), st.b(pos.stage), row, 0);
+  ptx::wgmma_commit();
+  factors[P] = promotion.load(kb);
+  ptx::wgmma_wait<1>();  // the previous stage's wgmmas are done
+  if (previous >= 0) {
+    fence_accumulators<Shape>(part[P ^ 1]);
+    if (leader) st.release(previous);
+    promotion.template add<Shape>(acc, part[P ^ 1], factors[P ^ 1]);
+  }
+  previous = pos.stage;
+  pos.advance();
+}
+
+// A product spanning up to promotion.stages stages from k block kb (of k_blocks): promoted_step's
+// first stage (which adds the previous product), then the wgmmas of the others accumulating onto
+// part[P], each stage handed back once the wgmmas after it are issued and its own are done. Returns
+// the next k block.
 template <class Shape, int P, class Promotion>
 __device__ __forceinline__ int promoted_product(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
                                                 float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
@@ -169,29 +192,23 @@ __device__ __forceinline__ int promoted_product(float (&acc)[Shape::kMmaM][Shape
                                                 const Stages<Shape>& st, RingPosition<Shape::kStages>& pos,
                                                 int& previous, int row, bool leader, int kb, int k_blocks,
                                                 int k_begin) {
+  promoted_step<Shape, P>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
   const int end = min(kb + promotion.stages, k_blocks);
-  for (int j = kb; j < end; ++j) {
+  for (int j = kb + 1; j < end; ++j) {
     ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
     ptx::wgmma_fence();
-    mma_stage<Shape>(part[P], st.a(pos.stage), st.b(pos.stage), row, j == kb ? 0 : 1);
+    mma_stage<Shape>(part[P], st.a(pos.stage), st.b(pos.stage), row, 1);
     ptx::wgmma_commit();
-    if (j == kb) factors[P] = promotion.load(k_begin + j);
     ptx::wgmma_wait<1>();  // the stage before has finished
-    if (previous >= 0) {
-      if (leader) st.release(previous);
-      if (j == kb) {  // ... and with it the previous product
-        fence_accumulators<Shape>(part[P ^ 1]);
-        promotion.template add<Shape>(acc, part[P ^ 1], factors[P ^ 1]);
-      }
-    }
+    if (leader) st.release(previous);
     previous = pos.stage;
     pos.advance();
   }
   return end;
 }
 
-// After the last promoted_product (which went into part[P]): wait for it, add it, hand its last
-// stage back.
+// After the last promoted_step or promoted_product (into part[P]): wait for it, add it, hand its
+// last stage back.
 template <class Shape, int P, class Promotion>
 __device__ __forceinline__ void finish_promoted(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
                                                 float (&part)[2][Shape::kMmaM][Shape::kAccRegs],

@@ -277,7 +277,8 @@ struct HopperPolicy {
 
   // kPromote: 3xTF32's large term; FP8 promotes on the tiles that can (scaling.cuh), and splits k as
   // the plain kernels do.
-  template <class Args, class S, bool kPromote = false>
+  // kSpans: FP8's products of several stages (kernels.cuh), a kernel of their own.
+  template <class Args, class S, bool kPromote = false, bool kSpans = false>
   static constexpr auto kernel() {
     constexpr bool kFp8 = is_fp8<typename Args::Element>;
     if constexpr (!Schedule::kWarpSpecialized)
@@ -286,7 +287,7 @@ struct HopperPolicy {
       return &sm90::pingpong_kernel<Args, S, Raster>;
     else
       return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote || (kFp8 && kPromotedTiles),
-                                        kSplitsK && (!kPromote || kFp8) && Args::kBatching == Batch::None>;
+                                        kSplitsK && (!kPromote || kFp8) && Args::kBatching == Batch::None, kSpans>;
   }
 
   // Split-K's slices per tile for a call with block shape S (1: whole tiles), and the scratch its
@@ -533,6 +534,14 @@ struct HopperPolicy {
   static Status launch_layout(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
                               const sm90::SplitKWork& split_k) {
     using S = Shape<typename Args::Element, L::a, L::b>;
+    if constexpr (is_fp8<typename Args::Element> && kPromotedTiles && detail::has_scales<Args>) {
+      // Products of several stages (Scales::promote_every above 128 k): their own kernel.
+      if (detail::scales_of(args).mode != ScaleMode::Block && detail::scales_of(args).promote_stages() > 1) {
+        constexpr auto kSpansKernel = kernel<Args, S, false, true>();
+        if (Status s = prepare<S, kSpansKernel>(dev); s != Status::Success) return s;
+        return launch_shape<S, kSpansKernel>(args, dev, stream, split_k);
+      }
+    }
     return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);
   }
 
@@ -556,10 +565,14 @@ struct HopperPolicy {
   }
 
   // How the consumers store C: beta == 0 goes through shared memory, by TMA where it can write C
-  // (tma_writes_c), else by the consumers in row order; any other beta from registers.
+  // (tma_writes_c), else by the consumers in row order; any other beta from registers, as FP8 C and
+  // an FP8 call that scales its output or asks for its amax (sm90::OutputStage).
   template <class Args>
   static sm90::CStore c_store_of(const Args& args, bool tma_writes_c) {
-    if (Epilogue::kBuffers == 0 || args.beta != 0) return sm90::CStore::Registers;
+    if (Epilogue::kBuffers == 0 || args.beta != 0 || is_fp8<typename Args::Output>) return sm90::CStore::Registers;
+    if constexpr (detail::has_scales<Args>) {
+      if (detail::scales_of(args).scales_output()) return sm90::CStore::Registers;
+    }
     return tma_writes_c ? sm90::CStore::Tma : sm90::CStore::Direct;
   }
 
