@@ -1076,3 +1076,65 @@ TEST_CASE("FP8 output: a D scale and amax, C in e4m3, e5m2 and bf16, saturating;
   for (E4M3 x : after) off_value += static_cast<float>(x) != 128.0f;
   CHECK(off_value == 0);
 }
+
+// FP8 C through a fused epilogue (bias per column, ReLU) with a D scale and amax: C =
+// Out(d * relu(alpha * product + bias[j])), amax = the largest relu(...) (the epilogue before the D
+// scale), over ragged tiles.
+TEST_CASE("FP8 output through a fused epilogue: bias, ReLU, D scale, amax, e4m3 C", "[gpu][fp8][output]") {
+  if (!fp8_runs_here()) return;
+  constexpr int m = 200, n = 300, k = 1000;
+  const float alpha = 0.5f;
+  std::vector<E4M3> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(n) * k);
+  for (auto& x : a) x = random_fp8<E4M3>();
+  for (auto& x : b) x = random_fp8<E4M3>();
+  std::vector<float> bias(n);
+  for (int j = 0; j < n; ++j) bias[j] = static_cast<float>(j % 7) - 3.0f;
+  std::vector<double> want(static_cast<size_t>(m) * n), mag(want.size());
+  gemm::reference::parallel_rows(m, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i)
+      for (int j = 0; j < n; ++j) {
+        double dot = 0, abs = 0;
+        for (int p = 0; p < k; ++p) {
+          const double x = static_cast<double>(static_cast<float>(a[static_cast<size_t>(i) * k + p])) *
+                           static_cast<double>(static_cast<float>(b[static_cast<size_t>(j) * k + p]));
+          dot += x, abs += std::fabs(x);
+        }
+        want[static_cast<size_t>(i) * n + j] = std::max(0.0, alpha * dot + bias[j]);
+        mag[static_cast<size_t>(i) * n + j] = alpha * abs;
+      }
+  });
+  double largest = 0;
+  for (double x : want) largest = std::max(largest, x);
+  const float d = static_cast<float>(300.0 / largest);  // the largest results land near e4m3's top
+  DeviceBuffer<E4M3> da(a.size()), db(b.size()), dc(want.size());
+  DeviceBuffer<float> dbias(n), ones(1), dd(1), damax(1);
+  gemm_test::upload(da, a);
+  gemm_test::upload(db, b);
+  gemm_test::upload(dbias, bias);
+  gemm_test::upload(ones, std::vector<float>{1.0f});
+  gemm_test::upload(dd, std::vector<float>{d});
+  gemm_test::upload(damax, std::vector<float>{-1.0f});
+  const gemm::Epilogue<E4M3, gemm::act::ReLU, float> epi{dc.ptr, n, dbias.ptr, gemm::BiasKind::PerColumn};
+  REQUIRE(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, alpha, da.ptr, k, db.ptr, k, 0.0f, nullptr, n, epi,
+                           Scales::tensor(ones.ptr, ones.ptr).output(dd.ptr, damax.ptr)) == Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  std::vector<E4M3> c(want.size());
+  float amax = 0;
+  CUDA_REQUIRE(cudaMemcpy(c.data(), dc.ptr, c.size(), cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(&amax, damax.ptr, sizeof(float), cudaMemcpyDeviceToHost));
+  const Fp8ErrorModel<float> model;
+  long long wrong = 0, zeros = 0;
+  double worst_s = 0;
+  for (size_t at = 0; at < want.size(); ++at) {
+    const double err = model.product(k) * mag[at] + 1e-6;
+    const double got = static_cast<float>(c[at]), w = d * want[at];
+    worst_s = std::max(worst_s, mag[at]);
+    zeros += want[at] == 0.0;
+    if (!(std::fabs(got - w) <= d * err + 0x1p-4 * (w + d * err) + 0x1p-10)) ++wrong;
+  }
+  INFO("wrong " << wrong << " of " << want.size() << ", zeros (ReLU) " << zeros << ", amax " << amax << " against "
+                << largest);
+  CHECK(wrong == 0);
+  CHECK(zeros > 0);
+  CHECK(std::fabs(amax - largest) <= model.product(k) * worst_s + 1e-6 * largest);
+}
