@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 #include <cuda_fp8.h>
 #include "check.cuh"
@@ -920,6 +921,18 @@ struct OutFormat {
   static const char* name() { return std::is_same_v<Out, E4M3> ? "e4m3" : std::is_same_v<Out, E5M2> ? "e5m2" : out_name<Out>(); }
 };
 
+// sum_p a(i, p) b(j, p) and sum_p |a(i, p) b(j, p)| for A (m x k) and B (n x k) row-major, in fp64
+// (a product of two FP8 values is exact).
+std::pair<double, double> fp8_dot(const std::vector<E4M3>& a, const std::vector<E4M3>& b, int k, int i, int j) {
+  double dot = 0, abs = 0;
+  for (int p = 0; p < k; ++p) {
+    const double x = static_cast<double>(static_cast<float>(a[static_cast<size_t>(i) * k + p])) *
+                     static_cast<double>(static_cast<float>(b[static_cast<size_t>(j) * k + p]));
+    dot += x, abs += std::fabs(x);
+  }
+  return {dot, abs};
+}
+
 template <class Out>
 double out_value(Out x) {
   if constexpr (gemm::is_fp8<Out>) return static_cast<double>(static_cast<float>(x));
@@ -946,12 +959,7 @@ void check_output_scaling(int m, int n, int k, ScaleMode mode, int promote_k) {
   gemm::reference::parallel_rows(m, [&](int begin, int end) {
     for (int i = begin; i < end; ++i)
       for (int j = 0; j < n; ++j) {
-        double dot = 0, abs = 0;
-        for (int p = 0; p < k; ++p) {
-          const double x = static_cast<double>(static_cast<float>(a[static_cast<size_t>(i) * k + p])) *
-                           static_cast<double>(static_cast<float>(b[static_cast<size_t>(j) * k + p]));
-          dot += x, abs += std::fabs(x);
-        }
+        const auto [dot, abs] = fp8_dot(a, b, k, i, j);
         const double s = static_cast<double>(sa[rows ? i : 0]) * sb[rows ? j : 0];
         ref[static_cast<size_t>(i) * n + j] = alpha * dot * s;
         mag[static_cast<size_t>(i) * n + j] = std::fabs(alpha) * abs * s;
@@ -1093,12 +1101,7 @@ TEST_CASE("FP8 output through a fused epilogue: bias, ReLU, D scale, amax, e4m3 
   gemm::reference::parallel_rows(m, [&](int begin, int end) {
     for (int i = begin; i < end; ++i)
       for (int j = 0; j < n; ++j) {
-        double dot = 0, abs = 0;
-        for (int p = 0; p < k; ++p) {
-          const double x = static_cast<double>(static_cast<float>(a[static_cast<size_t>(i) * k + p])) *
-                           static_cast<double>(static_cast<float>(b[static_cast<size_t>(j) * k + p]));
-          dot += x, abs += std::fabs(x);
-        }
+        const auto [dot, abs] = fp8_dot(a, b, k, i, j);
         want[static_cast<size_t>(i) * n + j] = std::max(0.0, alpha * dot + bias[j]);
         mag[static_cast<size_t>(i) * n + j] = alpha * abs;
       }
