@@ -180,12 +180,7 @@ Status check_scales(const Args& args, const Scales& scales) {
 inline Status reset_amax(NoScales, cudaStream_t) { return Status::Success; }
 inline Status reset_amax(const Scales& scales, cudaStream_t stream) {
   if (scales.amax == nullptr) return Status::Success;
-  const cudaError_t err = cudaMemsetAsync(scales.amax, 0, sizeof(float), stream);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return record(err, Status::CudaError);
-  }
-  return Status::Success;
+  return cuda_status(cudaMemsetAsync(scales.amax, 0, sizeof(float), stream));
 }
 
 template <class T, class Policy, class Layouts, class Out>
@@ -250,14 +245,9 @@ Status run_fused(GemmArgs<storage_t<T>, Out> args, const Epilogue<Out, Act, Bias
   const auto copy_c_to_d = [&](cudaStream_t s) {
     if (!copy_c) return Status::Success;
     const std::size_t row = static_cast<std::size_t>(args.n) * sizeof(Out);
-    const cudaError_t err = cudaMemcpy2DAsync(e.D, static_cast<std::size_t>(e.ldd) * sizeof(Out), args.C,
-                                              static_cast<std::size_t>(args.ldc) * sizeof(Out), row, args.m,
-                                              cudaMemcpyDeviceToDevice, s);
-    if (err != cudaSuccess) {
-      cudaGetLastError();
-      return record(err, Status::CudaError);
-    }
-    return Status::Success;
+    return cuda_status(cudaMemcpy2DAsync(e.D, static_cast<std::size_t>(e.ldd) * sizeof(Out), args.C,
+                                         static_cast<std::size_t>(args.ldc) * sizeof(Out), row, args.m,
+                                         cudaMemcpyDeviceToDevice, s));
   };
   return run_args<T, Policy, Layouts, Out>(with_scales(fused, scales), stream, [&](cudaStream_t s) {
     const Status st = copy_c_to_d(s);

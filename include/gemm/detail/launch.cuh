@@ -56,6 +56,14 @@ inline Status record(cudaError_t err, Status status) {
   return status;
 }
 
+// A runtime call's result as a Status: Success, or CudaError with the error recorded and cleared
+// (not sticky for the caller's next call).
+inline Status cuda_status(cudaError_t err) {
+  if (err == cudaSuccess) return Status::Success;
+  cudaGetLastError();
+  return record(err, Status::CudaError);
+}
+
 // BLAS-style argument checks that need no device; they run before anything touches CUDA.
 // A stored row of op(A) holds k elements for op N and m for op T; of op(B), n for N and k for T.
 template <class Args>

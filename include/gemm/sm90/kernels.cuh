@@ -33,7 +33,7 @@
 // into its own registers (the first wgmma overwrites them) and is added to the running sum with
 // ordinary round-to-nearest adds once the stage's wgmmas are done: the truncation then only
 // accumulates over one stage (32 k). The cooperative kernel keeps two sets of stage products and adds
-// one while the tensor cores fill the other (mainloop.cuh: promoted_product); the single-warpgroup
+// one while the tensor cores fill the other (mainloop.cuh: promoted_step); the single-warpgroup
 // kernel waits for each stage. Three sets of accumulator registers: tiles of at most 128 columns.
 // FP8 promotes on those tiles (its wgmma keeps even fewer accumulator bits), one stage being 128 k
 // and a product one or more stages (Scales::promote_every), and applies its scales there or after the

@@ -143,8 +143,8 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[Shape::kMmaM][Sh
 // block scales), or times its rows' and columns' scales for the product's k block (FP8 block scales:
 // scaling.cuh). load(kb) fetches what the add of k block kb needs; the mainloop calls it as the
 // block's wgmmas are issued, so that the loads are in flight while they run. stages: how many stages
-// one product spans before it is added (1: every stage; FP8 without block scales takes more,
-// scaling.cuh says why).
+// one product spans before it is added (1 here; BlockScalePromotion's may be more for tensor and row
+// scales: scaling.cuh).
 struct PlainPromotion {
   struct Factors {};
   int stages = 1;

@@ -535,8 +535,9 @@ struct HopperPolicy {
                               const sm90::SplitKWork& split_k) {
     using S = Shape<typename Args::Element, L::a, L::b>;
     if constexpr (is_fp8<typename Args::Element> && kPromotedTiles && detail::has_scales<Args>) {
-      // Products of several stages (Scales::promote_every above 128 k): their own kernel.
-      if (detail::scales_of(args).mode != ScaleMode::Block && detail::scales_of(args).promote_stages() > 1) {
+      // Products of several stages (Scales::promote_every above 128 k; validate_scales allows them
+      // with tensor and row scales only): their own kernel.
+      if (detail::scales_of(args).promote_stages() > 1) {
         constexpr auto kSpansKernel = kernel<Args, S, false, true>();
         if (Status s = prepare<S, kSpansKernel>(dev); s != Status::Success) return s;
         return launch_shape<S, kSpansKernel>(args, dev, stream, split_k);

@@ -4,8 +4,9 @@
 // FP8 wgmma accumulates in the tensor cores with fewer bits than fp32 (measured by others: about 14
 // of the 23 mantissa bits survive a long chain), so FP8 promotes: each stage's product (128 k, four
 // m64nNk32 wgmmas chained), or each run of Scales::promote_every / 128 stages, lands in registers of
-// its own and is added to the fp32 sum with ordinary adds (mainloop.cuh: promoted_product); calls
-// that never promote run on tiles too wide for that (sm90/policy.cuh). The scales join there or after:
+// its own and is added to the fp32 sum with ordinary adds (mainloop.cuh: promoted_step, and
+// promoted_product for runs of several stages); calls that never promote run on tiles too wide for
+// that (sm90/policy.cuh). The scales join there or after:
 //   Block:           a stage is one k block of the scales, so its product is multiplied by its rows'
 //                    A scales and its columns' B scale as it is added (one FMA per accumulator);
 //                    the scales of the stage are loaded as its wgmmas are issued.
@@ -50,7 +51,7 @@ struct BlockScalePromotion {
   __device__ BlockScalePromotion(const Args& args, const WorkUnit& u, int row) {
     const Scales& sc = detail::scales_of(args);
     active = sc.mode == ScaleMode::Block;
-    stages = active ? 1 : sc.promote_stages();  // (validated: 1 with block scales)
+    stages = sc.promote_stages();  // (1 with block scales: validate_scales refuses any other span)
     m = args.m;
     const long long k_blocks = Scales::k_blocks(args.k);
 #pragma unroll
