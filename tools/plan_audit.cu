@@ -4,13 +4,16 @@
 // Tuned's plan names (gemm::plan, the same decision the call makes) and what Tuned's choice costs
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
-//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --fit | --decode | --small]
+//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small]
 //              [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
 // them as the table's fields (rules.cuh).
 // --splits: instead of Tuned's candidates, the Hopper kernel's k split into a fixed number of
 // slices per tile (HopperFixedSplitK), 128x128 and decode's 64x128 tiles, bf16: what
 // HopperSplitK's cost model is fitted to.
+// --tail: shapes whose 128x128 tiles leave the last round of the SMs at most half full: those tiles
+// whole and with that round split along k (HopperSplitK's tail split, Tuned's 128x128 composition),
+// beside the wider tiles whole, bf16: what HopperRules::tail_fixup_blocks and tail_gain are fitted to.
 // --decode: a few tokens against a weight stored transposed (A row-major, B n x k), bf16: the decode
 // kernel (DecodePolicy) in Tuned's composition and in others, beside the 64-row wgmma tile: what
 // Tuned::Decode's tile and gemm::DecodeRules::max_m were chosen from.
@@ -220,13 +223,14 @@ int main(int argc, char** argv) {
   const char* out_path = nullptr;
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
-  bool bf16_only = false, fp32_only = false, splits = false, fit_only = false, decode = false, small = false;
+  bool bf16_only = false, fp32_only = false, splits = false, tail = false, fit_only = false, decode = false, small = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--bf16")) bf16_only = true;
     if (!std::strcmp(argv[i], "--fp32")) fp32_only = true;
     if (!std::strcmp(argv[i], "--splits")) splits = true;
+    if (!std::strcmp(argv[i], "--tail")) tail = true;
     if (!std::strcmp(argv[i], "--fit")) fit_only = true;
     if (!std::strcmp(argv[i], "--decode")) decode = true;
     if (!std::strcmp(argv[i], "--small")) small = true;
@@ -254,6 +258,13 @@ int main(int argc, char** argv) {
     shapes = {{384, 384, 65536}, {768, 768, 65536},  {1024, 1024, 32768}, {768, 768, 8192},  {512, 576, 7168},
               {2304, 768, 8192}, {1536, 1536, 16384}, {768, 3072, 8192}, {128, 4096, 4096}, {16, 4096, 4096},
               {16, 6144, 4096},  {64, 8192, 8192},   {8, 4096, 65536}};
+  }
+  if (tail) {
+    // Whole rounds of 128x128 tiles and a last round at most half full on 132 SMs (forward, backward
+    // and weight-gradient shapes of the shape space among them), and large squares for contrast.
+    shapes = {{2048, 2304, 768},  {8192, 576, 7168}, {576, 7168, 8192}, {3072, 1024, 4096}, {768, 3072, 2048},
+              {3152, 768, 3072},  {3072, 768, 3152}, {1536, 1536, 1536}, {768, 3072, 8192}, {1536, 2560, 1024},
+              {2048, 4096, 1024}, {4096, 2112, 7168}, {5000, 3000, 2000}, {3072, 3072, 3072}, {8192, 8192, 8192}};
   }
   if (decode) {
     // The decode class's weights (LLaMA-3 8B/70B, Mixtral, DeepSeek-V3, GPT-3, BERT) and narrow or
@@ -324,12 +335,17 @@ int main(int argc, char** argv) {
     low.run<Tuned::HopperDecodeTile<gemm::NoSplitK>, Tuned::HopperDecodeTile<HopperFixedSplitK<2>>,
             Tuned::HopperDecodeTile<HopperFixedSplitK<4>>, Tuned::HopperDecodeTile<HopperFixedSplitK<8>>>(h);
     md += low.md;
+  } else if (prop.major == 9 && tail) {
+    Audit<bf16> t{"bf16 tail split", {"128x256", "256x128", "128x192", "128x128 whole", "128x128 tail split"}, shapes,
+                  reps};
+    t.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperTile<128, 6>, Tuned::HopperMedium>(h);
+    md += t.md;
   } else if (prop.major == 9 && !fp32_only) {
     Audit<bf16> bf{"bf16", {"128x256", "256x128", "128x192", "128x128", "128x64"}, shapes, reps};
     bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
   }
-  if (!bf16_only && !splits && !fit_only && !decode && !small) {
+  if (!bf16_only && !splits && !tail && !fit_only && !decode && !small) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

@@ -45,6 +45,12 @@ struct HopperRules {
   // against 17.4 whole, 1024 x 1024 x 65536 207.6 against 279.5.
   double split_medium_cost = 1.5;
   int split_overhead_blocks = 28;
+  // 128x128 tiles whose last round of the SMs is at most half full, with that round's tiles in k
+  // slices (HopperSplitK's tail split), against every width whole: the split round costs what the
+  // part says (HopperSplitK::tail_round_blocks: its slice's k blocks and the fixup's) over a whole
+  // tile's k blocks, and is taken where its cost in rounds is below tail_gain times the least of the
+  // others' (the cost model of 128x192 above).
+  double tail_gain = 1.0;
   // A single 16-bit product whose A or B rows TMA cannot read (not 16-byte aligned) runs on mma.sync
   // (one launch, element loads where cp.async cannot read) where k is at most unstaged_max_k, instead
   // of being copied aligned for the Hopper kernel (a second launch and an allocation, most of such a
@@ -118,6 +124,7 @@ struct TuningRules {
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
+           ", 128x128 with a split last round below " + detail::decimal(h.tail_gain) + " of the others' cost" +
            ", rows TMA cannot read on mma.sync to k " + std::to_string(h.unstaged_max_k) + " and 2^" +
            std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(h.unstaged_max_flops))) +
            " flops; fp32 large tiles from " +

@@ -111,7 +111,10 @@ struct Tuned : Named<Tuned> {
   // 128x64 tiles serve short k, and C narrower than a tile (512 x 8 x 4096: bound by reading A),
   // where they split as decode's tiles do: below a quarter of the SMs, slices of 4 k blocks and up
   // (H200: 15.7 us in 16 slices, 20.5 whole).
-  using HopperMedium = HopperTile<128, 6, HopperSplitK<8, 2, 32>>;
+  // Where they make whole rounds of the SMs and a last round at most half full, that round's tiles
+  // are cut in k slices that fill it (slices of at least 4 k blocks), where k is long enough to pay
+  // for the fixup: 576 x 7168 x 8192 is two rounds of 132 and 16 tiles, the 16 in 8 slices.
+  using HopperMedium = HopperTile<128, 6, HopperSplitK<8, 2, 32, 4>>;
   // Three quarters of the wide tile, where the rounds of the SMs that 128x256 or 128x128 tiles take
   // leave much of the last one empty: 768 x 3072 is 72 tiles of 128x256 (one round, 55% full), 144
   // of 128x128 (two rounds, the second 9% full), 96 of 128x192 (one round of 1.5 times the work of
@@ -201,8 +204,9 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
-           "}, fewer 128x256 tiles than wide_tiles rounds: 128x128 tiles where they fill medium_tiles rounds, "
-           "or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
+           "}, 128x128 tiles with their last round split along k where that costs less than every width whole "
+           "(tail_gain); fewer 128x256 tiles than wide_tiles rounds: 128x128 tiles where they fill medium_tiles "
+           "rounds, or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
            "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
@@ -497,10 +501,21 @@ struct Tuned : Named<Tuned> {
         // batch's tiles fill rounds by their number), not 3xTF32 (its promoted tiles are at most 128
         // wide).
         const auto cost = [&](long long t, double work, double speed) { return rounds(t) * work / speed; };
-        const double others = std::min({cost(tiles(256), 2, r.speed_wide), cost(batch_tiles(args, 256, 128), 2, r.speed_wide),
-                                         cost(tiles(128), 1, r.speed_medium)});
-        if (!(detail::has_epilogue<Args> && wide_round) &&
-            cost(tiles(192), 1.5, r.speed_balanced) < r.balanced_gain * others)
+        const double wide = std::min(cost(tiles(256), 2, r.speed_wide), cost(batch_tiles(args, 256, 128), 2, r.speed_wide));
+        const double balanced = cost(tiles(192), 1.5, r.speed_balanced);
+        const bool fused_wide = detail::has_epilogue<Args> && wide_round;
+        // 128x128 tiles whose last round is split along k (HopperSplitK's tail split), where that
+        // costs less than every width whole: 576 x 7168 x 8192 takes 2 rounds of 128x192 tiles (3
+        // of 128x128), but 2 and 16 tiles of 128x128, the 16 in 8 slices (H200: 115.4 us against
+        // 125.0 and 134.5).
+        const double split_tail = medium_tail_rounds(args, dev) / r.speed_medium;
+        if (!fused_wide && split_tail < r.tail_gain * std::min({wide, balanced, cost(tiles(128), 1, r.speed_medium)}))
+          return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles whose last round of the SMs, cut in k slices that "
+                                                "fill it (HopperSplitK's tail split), costs less than every width "
+                                                "whole (tail_fixup_blocks, tail_gain, rounds x work / speed): "
+                                                "persistent wgmma kernel, 128x128 tiles, TMA stores");
+        const double others = std::min(wide, std::min(split_tail, cost(tiles(128), 1, r.speed_medium)));
+        if (!fused_wide && balanced < r.balanced_gain * others)
           return visit(Pick<HopperBalanced, T>{}, "sm_90, 128x192 tiles balance the rounds of the SMs better than "
                                                   "128x256, 256x128 and 128x128 ones (balanced_gain, rounds x work / "
                                                   "speed): persistent warp-specialised wgmma kernel, 128x192 tiles, "
@@ -555,7 +570,7 @@ struct Tuned : Named<Tuned> {
         // (The slices the launch will cut: the policy's own count.)
         using MediumShape = typename HopperMedium::template Shape<typename Args::Element>;
         const int k_blocks = static_cast<int>(detail::ceil_div(args.k, MediumShape::BK));
-        const int slices = args.n >= 128 ? HopperMedium::template k_slices<MediumShape>(args, dev) : 1;
+        const int slices = args.n >= 128 ? HopperMedium::template k_slices<MediumShape>(args, dev).splits : 1;
         if (slices > 1 && static_cast<double>(k_blocks) / slices * r.split_medium_cost + r.split_overhead_blocks <
                               static_cast<double>(rounds(tiles(64))) * k_blocks)
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs, n >= 128, and k "
@@ -575,6 +590,19 @@ struct Tuned : Named<Tuned> {
       return visit(Pick<HopperSmall, T>{}, "sm_90, fewer 128x128 tiles than medium_tiles rounds: persistent wgmma "
                                            "kernel, 128x64 tiles");
     }
+  }
+
+  // The rounds of the SMs HopperMedium's 128x128 tiles take where it splits their last round along k
+  // (HopperSplitK's tail split): the whole rounds, and the last as its slices' k blocks and the
+  // fixup's over a whole tile's; infinite where it would not split so.
+  template <class Args>
+  static double medium_tail_rounds(const Args& args, const detail::DeviceInfo& dev) {
+    using MediumShape = typename HopperMedium::template Shape<typename Args::Element>;
+    const HopperKSlices cut = HopperMedium::template k_slices<MediumShape>(args, dev);
+    if (cut.splits <= 1 || cut.whole == 0) return HUGE_VAL;
+    const int k_blocks = static_cast<int>(detail::ceil_div(args.k, MediumShape::BK));
+    return static_cast<double>(cut.whole / dev.sms) +
+           static_cast<double>(HopperMedium::KSplit::tail_round_blocks(k_blocks, cut.splits)) / k_blocks;
   }
 
   // FP8 on Hopper. Its accumulators are promoted (three sets of them: sm90/scaling.cuh), so only
@@ -605,7 +633,8 @@ struct Tuned : Named<Tuned> {
                                               "blocks where the tiles fill at most a quarter of the SMs");
     }
     if (Args::kBatching != Batch::None || r.medium_tiles.reached(tiles(128), dev.sms) ||
-        HopperMedium::template k_slices<typename HopperMedium::template Shape<typename Args::Element>>(args, dev) > 1 ||
+        HopperMedium::template k_slices<typename HopperMedium::template Shape<typename Args::Element>>(args, dev).splits >
+            1 ||
         rounds(tiles(64)) >= r.small_vs_medium_rounds * rounds(tiles(128)))
       return visit(Pick<HopperMedium, T>{}, "fp8, sm_90, 128x128 tiles fill medium_tiles rounds of the SMs, split k, "
                                             "or take fewer rounds than 128x64 ones (small_vs_medium_rounds), or a "

@@ -523,6 +523,23 @@ TEMPLATE_TEST_CASE("FP8 e4m3, C fp16 and float: every scale mode", "[gpu][fp8][e
   }
 }
 
+// Tiles that make a round of the SMs and some: Tuned's 128x128 tiles split the last round's tiles
+// along k (HopperSplitK's tail split; 1024 x 2176 is 136 tiles, 4 past a round of 132 SMs, and 53
+// k blocks of 128 pay for 8 slices), the block scales of each slice read from its first k block.
+TEST_CASE("FP8: the last round of tiles split along k, block scales", "[gpu][fp8][splitk]") {
+  if (!fp8_runs_here()) return;
+  using S = Tuned::HopperMedium::Shape<E4M3>;
+  const int m = 1024, n = 2176, k = 52 * 128 + 72;  // (a ragged last k block)
+  int dev = 0, sms = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  const gemm::HopperKSlices cut = Tuned::HopperMedium::KSplit::cut(
+      gemm::detail::ceil_div(m, S::BM) * gemm::detail::ceil_div(n, S::BN), static_cast<int>(gemm::detail::ceil_div(k, S::BK)), sms);
+  INFO("HopperMedium's cut on " << sms << " SMs: " << cut.whole << " whole tiles, then slices of " << cut.splits);
+  if (sms == 132) CHECK((cut.whole == 132 && cut.splits == 8));
+  run_case<Tuned, E4M3, bf16>(Case{m, n, k, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T), ScaleMode::Block);
+}
+
 // Partial sums spanning 2, 3 and 4 stages and all of k (Scales::promote_every 256, 384, 512, 0) with
 // tensor and row scales: the small cases (k ending inside a partial sum, k = 0) with the layouts in
 // turn, and the large ones (k split across blocks: slices that end inside a partial sum), each

@@ -1,8 +1,9 @@
 // Split-K on the Hopper kernel (HopperSplitK, sm90/split_k.cuh): Tuned's decode, 128x128 and 128x64
 // compositions on shapes whose tiles fill few of the SMs, with 1, 2, 3 and many slices per tile
 // (shapes found from this GPU's SM count), every layout, ragged and misaligned, alpha and beta, NaN
-// under beta = 0; results bitwise identical from call to call and through a CUDA graph; a fused
-// epilogue applied once, to the complete sums.
+// under beta = 0; the tail split (whole rounds of tiles, then the last round's tiles in slices);
+// results bitwise identical from call to call and through a CUDA graph; a fused epilogue applied
+// once, to the complete sums.
 #include <cstring>
 #include "epilogue_check.cuh"
 
@@ -34,6 +35,26 @@ int n_for_slices(int m, int k, int want) {
   using S = typename P::template Shape<bf16>;
   for (int tiles_n = 1; tiles_n <= 64; ++tiles_n)
     if (slices_of<P>(m, tiles_n * S::BN, k) == want) return tiles_n * S::BN;
+  return 0;
+}
+
+// The tail split the composition makes of a single m x n x k product on this GPU.
+template <class P>
+gemm::HopperKSlices cut_of(int m, int n, int k) {
+  using S = typename P::template Shape<bf16>;
+  const long long tiles = gemm::detail::ceil_div(m, S::BM) * gemm::detail::ceil_div(n, S::BN);
+  return P::KSplit::cut(tiles, static_cast<int>(gemm::detail::ceil_div(k, S::BK)), device_sms());
+}
+
+// The first n (in whole tiles of BN, up to 256 of them) whose tiles make at least `rounds` whole
+// rounds of the SMs and a last round split into `want` slices.
+template <class P>
+int n_for_tail(int m, int k, int rounds, int want) {
+  using S = typename P::template Shape<bf16>;
+  for (int tiles_n = 1; tiles_n <= 256; ++tiles_n) {
+    const gemm::HopperKSlices cut = cut_of<P>(m, tiles_n * S::BN, k);
+    if (cut.splits == want && cut.whole >= static_cast<long long>(rounds) * device_sms()) return tiles_n * S::BN;
+  }
   return 0;
 }
 
@@ -93,6 +114,43 @@ TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gp
   // slices asked) make 13 slices of 5; 16 would leave the last three with none.
   gemm_test::run_case<Tuned, bf16>(Case{16, 1024, 65 * 64, 1.0, 0.5}.with_ops(Op::N, Op::T));
   gemm_test::run_case<Tuned::HopperDecode, bf16>(Case{16, 1024, 65 * 64 - 8, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+}
+
+TEST_CASE("Hopper split-K: whole rounds of tiles, then the last round's tiles in 2, 3 and 8 slices",
+          "[gpu][hopper][splitk]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("the Hopper kernels run on sm_90 only: not run here");
+    return;
+  }
+  const bool q = gemm_test::quick();
+  struct Want {
+    int m, k, rounds, slices;
+  };
+  // HopperMedium's tail split (slices of at least 4 k blocks, at most 8; the last round at most half
+  // full; k long enough to pay for the fixup: HopperSplitK::tail_round_blocks): shapes found for
+  // each count from this GPU's SM count, one with two whole rounds first. (k: 54, 47 and 64 k blocks,
+  // the first two ragged.)
+  for (const Want& w : {Want{1024, 3400, 1, 2}, Want{1024, 3000, 1, 3}, Want{1024, 4096, 1, 8}, Want{2048, 4096, 2, 8}}) {
+    const int n = n_for_tail<Tuned::HopperMedium>(w.m, w.k, w.rounds, w.slices);
+    INFO("HopperMedium, " << w.rounds << "+ whole rounds, then " << w.slices << " slices: m " << w.m << ", k " << w.k
+                          << ", n " << n);
+    REQUIRE(n > 0);
+    std::vector<Case> cases = cases_of(w.m, n, w.k);
+    if (q) cases.resize(3);
+    for (const Case& c : cases) gemm_test::run_case<Tuned::HopperMedium, bf16>(c);
+  }
+  // A k too short to pay for the fixup keeps the tiles whole (32 k blocks in 2 slices: 16 + 25 of
+  // fixup against 32).
+  CHECK(n_for_tail<Tuned::HopperMedium>(1024, 2048, 1, 2) == 0);
+  // fp16 with float C, and a fused epilogue on the split tiles and the whole ones.
+  const int n = n_for_tail<Tuned::HopperMedium>(1024, 4096, 1, 8);
+  REQUIRE(n > 0);
+  gemm_test::run_case<Tuned::HopperMedium, __half, float>(Case{1024, n, 4096, 1.0, 0.5}.with_ops(Op::N, Op::T));
+  using namespace epilogue_test;
+  run_fused<Tuned::HopperMedium, bf16, bf16, act::GeluTanh>({Case{1024, n, 4096, 1.0, 0.0}, BiasKind::PerColumn});
+  // Bitwise the same from call to call and through a CUDA graph (whose replays find the tail's
+  // counters at 0 again).
+  gemm_test::check_bitwise_repeatable<Tuned::HopperMedium, bf16>(1024, n, 4096);
 }
 
 TEST_CASE("Hopper split-K: Tuned on decode and long-k shapes, with the plan's scratch", "[gpu][hopper][splitk]") {

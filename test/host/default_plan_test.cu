@@ -327,7 +327,7 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // (the most for 128x128 tiles; 72 blocks), on 132 SMs as on 78.
   const gemm::Plan w = plan_nn<bf16>(kH100, 384, 384, 65536, Op::T, Op::N);
   CHECK(has(w.composition, "BlockTile<128,128>"));
-  CHECK(has(w.composition, "HopperSplitK<8,2,32>"));
+  CHECK(has(w.composition, "HopperSplitK<8,2,32,4>"));
   CHECK(has(w.reason, "k split"));
   CHECK(w.workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
   CHECK(plan_nn<bf16>(kH20, 384, 384, 65536, Op::T, Op::N).workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
@@ -342,7 +342,7 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // 1.5 + 28 = 76 against 64 (split_medium_cost, split_overhead_blocks); at k = 8192, 3 slices:
   // 92 against 128.
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
-  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<8,2,32>"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<8,2,32,4>"));
   // C narrower than a tile (4096 x 8 x 8192 with B row-major: bound by reading A): 32 tiles of
   // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (With B stored transposed, or
   // row-major and at most decode.max_column_token_bytes, the decode kernel takes it.)
@@ -369,6 +369,44 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // No split where a slice and its fixup (4 k blocks) take as long as the whole k: 8 k blocks in 2.
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 8, 132) == 1);
   CHECK(gemm::HopperSplitK<8, 2, 32>::slices(1, 1024, 132) == 8);
+}
+
+// The tail split: whole rounds of 128x128 tiles, then the tiles of a last round at most half full
+// in k slices that fill it, where k pays for the fixup and that costs less than every tile width whole.
+TEST_CASE("the default plan splits the last round of the SMs along k on Hopper", "[host][plan]") {
+  using Cut = gemm::HopperSplitK<8, 2, 32, 4>;
+  const auto same = [](gemm::HopperKSlices a, int splits, long long whole) {
+    return a.splits == splits && a.whole == whole;
+  };
+  // 192 tiles on 132 SMs: one round, then 60 tiles in 2 slices (120 blocks; the round costs 32 k blocks
+  // and 25 of fixup, against 64); 200 tiles leave 68, more than half a round: whole tiles. 136 tiles:
+  // 4 left, 8 slices at most (8 + 43 against 64).
+  CHECK(same(Cut::cut(192, 64, 132), 2, 132));
+  CHECK(same(Cut::cut(200, 64, 132), 1, 0));
+  CHECK(same(Cut::cut(136, 64, 132), 8, 132));
+  CHECK(same(Cut::cut(192, 32, 132), 1, 0));   // 16 + 25 against 32: the fixup costs more than it saves
+  CHECK(same(Cut::cut(288, 12, 132), 1, 0));   // (3 slices of 4 k blocks: 4 + 28 against 12)
+  CHECK(same(Cut::cut(264, 64, 132), 1, 0));   // whole rounds only
+  CHECK(same(Cut::cut(100, 64, 132), 1, 0));   // less than a round (and more than half): whole tiles
+  CHECK(same(Cut::cut(9, 1024, 132), 8, 0));   // few tiles: the split of every tile, as slices()
+  CHECK(same(gemm::HopperSplitK<8, 2, 32>::cut(192, 64, 132), 1, 0));  // (no tail split asked)
+  CHECK(Cut::tail_round_blocks(64, 2) == 32 + 2 * Cut::kTailSliceBlocks + Cut::kTailFixedBlocks);
+  // Tuned: a weight gradient, 576 x 7168 x 8192 (dY^T X) is 190 tiles of 128x192 (two rounds of 1.5
+  // times the work) or two rounds and 16 tiles of 128x128, the 16 in 8 slices: 128x128 tiles with the
+  // scratch of 128 partial tiles and 16 counters.
+  const gemm::Plan p = plan_nn<bf16>(kH100, 576, 7168, 8192, Op::T, Op::N);
+  CHECK(has(p.composition, "BlockTile<128,128>"));
+  CHECK(has(p.reason, "tail split"));
+  CHECK(p.workspace_bytes == 16ull * 8 * 128 * 128 * 4 + 256);
+  // On an H100 PCIe (114 SMs) the 280 tiles make 2 rounds and 52 tiles, in 2 slices.
+  const gemm::Target kH100Pcie{90, 114, 227 * 1024};
+  CHECK(plan_nn<bf16>(kH100Pcie, 576, 7168, 8192, Op::T, Op::N).workspace_bytes == 52ull * 2 * 128 * 128 * 4 + 256);
+  // A short k keeps whole tiles (2048 x 2304 x 768: 128x192), and large squares their wide tiles
+  // (8192^3: 31 rounds of 128x128 and 4 tiles would split, but 128x256 tiles take 8 rounds of twice
+  // the work).
+  CHECK(has(plan_nn<bf16>(kH100, 2048, 2304, 768, Op::N, Op::T).composition, "BlockTile<128,192>"));
+  CHECK(has(plan_nn<bf16>(kH100, 8192, 8192, 8192).composition, "BlockTile<128,256>"));
+  CHECK(plan_nn<bf16>(kH100, 8192, 8192, 8192).workspace_bytes == 0);
 }
 
 // FP8: decode on the 64x128 tiles, split as for bf16 (16 x 4096 x 4096: 32 tiles, a quarter of 132

@@ -18,8 +18,8 @@
 //                       the TMA engine (c_store Tma: C as TMA needs it), so the consumers start the next
 //                       tile while the previous one's stores drain, or to C by the consumers themselves
 //                       in row order (Direct: rows TMA cannot write). With split-K (SplitKWork), a unit
-//                       is one k slice of a tile, and the block that finishes a tile's last slice adds
-//                       the slices and stores it.
+//                       is one k slice of a tile (after `whole` whole tiles with the tail split), and
+//                       the block that finishes a tile's last slice adds the slices and stores it.
 //   pingpong_kernel     persistent, two consumers each owning whole tiles, the block's units alternating
 //                       between them, and the mainloops taking turns: a consumer starts its tile's
 //                       mainloop once the other has issued the last wgmma of the tile before (a pair of
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   const Stages<Shape> st(smem_raw);
   static_assert(!detail::is_grouped<Args> || kPersistent, "Grouped calls run on the persistent schedule.");
   const SchedulerFor<Args, Raster, kPersistent, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK,
-                                                                split_k.splits);
+                                                                split_k.splits, split_k.whole);
   init_stages(st, &map_a, &map_b, Shape::kConsumers);
   // Launched with programmatic dependent launch (pointer arrays), the set-up above may overlap the
   // stream's previous kernel; the pointer arrays (and C) are touched only once that kernel is done.
@@ -231,10 +231,10 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     }
     if constexpr (detail::has_scales<Args>) scale_output<Shape>(acc, args, u, row);
     if constexpr (kSplitK) {
-      if (split_k.splits > 1) {
+      if (u.slot >= 0) {  // a slice of a split tile
         // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)
         const bool rows_in = u.tile_m * Shape::BM + row + 16 * ((threadIdx.x / 32) % 4) < args.m;
-        if (!split_k_reduce<Shape>(acc, split_k, u.tile, u.split, consumer, rows_in, st.split_flag())) continue;
+        if (!split_k_reduce<Shape>(acc, split_k, u.slot, u.split, consumer, rows_in, st.split_flag())) continue;
       }
     }
     const CTarget c = c_target(params, args, u, Shape::BM, c_store);

@@ -103,6 +103,12 @@ struct PackMisalignedOperands {
   static std::string describe() { return "PackMisalignedOperands"; }
 };
 
+// What a split-K part cuts: `splits` k slices of each tile after the first `whole` (1: none).
+struct HopperKSlices {
+  int splits = 1;
+  long long whole = 0;
+};
+
 // Split-K with a fixup (split_k.cuh): where a call's tiles fill at most 1 / FillDen of the SMs (a
 // weight gradient over many tokens: 768 x 768 x 65536 is 36 tiles of 128x128; decode: 16 x 4096 x
 // 4096 is 32 tiles of 64x128), each tile's k range is cut into slices that different blocks compute
@@ -121,28 +127,69 @@ struct PackMisalignedOperands {
 // at about the rate twice as many reach (16 x 6144 x 4096, 64x128 tiles: 21.2 us whole, 22.3 in 2
 // slices; 64 x 8192 x 8192 37.6 and 42.0; 16 x 4096 x 4096, 32 tiles: 17.1 and 16.3 in 4): it
 // splits only below a quarter of the SMs (FillDen = 4), in slices as short as 4 k blocks.
-template <int MaxSlices, int FillDen = 2, int MinBlocks = 16>
+//
+// TailMinBlocks > 0 adds the tail split (split_k.cuh): where the tiles make whole rounds of the SMs
+// and a last round at most half full, the whole rounds run whole tiles and the last round's tiles
+// are cut into as many slices as fill it (at most MaxSlices, each at least TailMinBlocks k blocks),
+// where that round then costs less than a whole one: its slices' k blocks, plus kTailSliceBlocks per
+// slice (the last block reads every slice's partial tile) and kTailFixedBlocks (the counters' reset,
+// the partial tiles' stores), against the tile's k blocks. Fitted to tools/plan_audit.cu --tail on an
+// H200 (bf16, 128x128 tiles): 3072 x 1024 x 4096, one round and 60 tiles, 43.3 us in 2 slices against
+// 46.3 whole; 576 x 7168 x 8192 (16 tiles past 2 rounds, 8 slices) 115.4 against 134.5; but 1536^3
+// (24 k blocks, 8 slices) 23.1 against 20.0 and 2048 x 2304 x 768 (12 k blocks, 3 slices) 22.5
+// against 17.5: the fixup costs about 25 k blocks of a 128x128 tile in 2 slices, 45 in 8.
+template <int MaxSlices, int FillDen = 2, int MinBlocks = 16, int TailMinBlocks = 0>
 struct HopperSplitK {
   static_assert(MaxSlices >= 2, "HopperSplitK: at least 2 slices (NoSplitK for none).");
-  static_assert(FillDen >= 2 && MinBlocks >= 1,
+  static_assert(FillDen >= 2 && MinBlocks >= 1 && TailMinBlocks >= 0,
                 "HopperSplitK: split only where the tiles fill at most half the SMs (FillDen >= 2), in slices of at "
-                "least one k block.");
+                "least one k block (TailMinBlocks 0: no tail split).");
   static constexpr int kMaxSlices = MaxSlices;
   static constexpr int kMinBlocks = MinBlocks;
-  static std::string describe() { return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks); }
+  static std::string describe() {
+    return TailMinBlocks > 0 ? detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks)
+                             : detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks);
+  }
 
   // A slice's cost beyond its k blocks, in k blocks: its pipeline's fill and the partial tile's
   // store and reload.
   static constexpr int kFixupBlocks = 4;
+  // The tail split's fixup, in k blocks: per slice, and once.
+  static constexpr int kTailSliceBlocks = 3;
+  static constexpr int kTailFixedBlocks = 19;
+  // The cost of a tail split's round in k blocks: a slice's, and the fixup's.
+  static int tail_round_blocks(int k_blocks, int slices) {
+    return detail::ceil_div(k_blocks, slices) + kTailSliceBlocks * slices + kTailFixedBlocks;
+  }
 
   // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the most that keep every
   // slice in one round of the SMs; 1 where the tiles fill more than 1 / FillDen of them, or where a
   // slice and its fixup would take as long as the whole k.
   static int slices(long long tiles, int k_blocks, int sms) {
     if (tiles <= 0 || FillDen * tiles > sms) return 1;
+    return fitting(tiles, k_blocks, sms, MinBlocks);
+  }
+
+  // The cut of a call: slices(), or else the tail split.
+  static HopperKSlices cut(long long tiles, int k_blocks, int sms) {
+    if (const int s = slices(tiles, k_blocks, sms); s > 1) return {s, 0};
+    if constexpr (TailMinBlocks > 0) {
+      const long long whole = tiles / sms * sms, tail = tiles - whole;
+      if (whole > 0 && tail > 0 && 2 * tail <= sms) {
+        const int s = fitting(tail, k_blocks, sms, TailMinBlocks);
+        if (s > 1 && tail_round_blocks(k_blocks, s) < k_blocks) return {s, whole};
+      }
+    }
+    return {};
+  }
+
+ private:
+  // The most slices of `tiles` tiles that fit in one round, within MaxSlices and min_blocks each; 1
+  // where a slice and its fixup would take as long as the whole k.
+  static int fitting(long long tiles, int k_blocks, int sms, int min_blocks) {
     long long s = sms / tiles;
     if (s > kMaxSlices) s = kMaxSlices;
-    if (s > k_blocks / kMinBlocks) s = k_blocks / kMinBlocks;
+    if (s > k_blocks / min_blocks) s = k_blocks / min_blocks;
     if (s < 2 || detail::ceil_div(k_blocks, static_cast<int>(s)) + kFixupBlocks >= k_blocks) return 1;
     return static_cast<int>(s);
   }
@@ -162,6 +209,7 @@ struct HopperFixedSplitK {
     const int s = k_blocks / kMinBlocks < Slices ? k_blocks / kMinBlocks : Slices;
     return s > 1 ? s : 1;
   }
+  static HopperKSlices cut(long long tiles, int k_blocks, int sms) { return {slices(tiles, k_blocks, sms), 0}; }
 };
 
 template <class TileP, int Stages, class ScheduleP, class RasterP = SwizzledRaster<8>,
@@ -290,29 +338,36 @@ struct HopperPolicy {
                                         kSplitsK && (!kPromote || kFp8) && Args::kBatching == Batch::None, kSpans>;
   }
 
-  // Split-K's slices per tile for a call with block shape S (1: whole tiles), and the scratch its
-  // partial tiles and counters take.
+  // Split-K's cut of a call with block shape S (1 slice: whole tiles), and the scratch its partial
+  // tiles and counters take.
   template <class S, class Args>
-  static int k_slices(const Args& args, const detail::DeviceInfo& dev) {
+  static HopperKSlices k_slices(const Args& args, const detail::DeviceInfo& dev) {
     if constexpr (!kSplitsK || Args::kBatching != Batch::None || S::kPingPong) {
       (void)args, (void)dev;
-      return 1;
+      return {};
     } else {
       const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
       const int k_blocks = static_cast<int>(detail::ceil_div(args.k, S::BK));
-      const int s = KSplit::slices(tiles, k_blocks, dev.sms);
+      HopperKSlices cut = KSplit::cut(tiles, k_blocks, dev.sms);
       // As many slices as ceil(k_blocks / s) blocks each make: none empty (with 65 blocks in 16
       // slices of 5, the last three would hold none).
-      return s > 1 ? static_cast<int>(detail::ceil_div(k_blocks, static_cast<int>(detail::ceil_div(k_blocks, s)))) : 1;
+      if (cut.splits > 1)
+        cut.splits = static_cast<int>(detail::ceil_div(k_blocks, static_cast<int>(detail::ceil_div(k_blocks, cut.splits))));
+      if (cut.splits <= 1) cut = {};
+      return cut;
     }
   }
-  // (The partial tiles, then a counter per tile in a block of its own at the end.)
+  // (The partial tiles, then a counter per split tile in a block of its own at the end.)
   static std::size_t k_counter_bytes(long long tiles) { return (static_cast<std::size_t>(tiles) * 4 + 255) / 256 * 256; }
   template <class S, class Args>
-  static std::size_t k_slices_bytes(const Args& args, int slices) {
-    if (slices <= 1) return 0;
-    const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-    return static_cast<std::size_t>(tiles) * slices * sm90::SplitKPartials<S>::kFloats * 4 + k_counter_bytes(tiles);
+  static long long split_tiles(const Args& args, const HopperKSlices& cut) {
+    return detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN) - cut.whole;
+  }
+  template <class S, class Args>
+  static std::size_t k_slices_bytes(const Args& args, const HopperKSlices& cut) {
+    if (cut.splits <= 1) return 0;
+    const long long tiles = split_tiles<S>(args, cut);
+    return static_cast<std::size_t>(tiles) * cut.splits * sm90::SplitKPartials<S>::kFloats * 4 + k_counter_bytes(tiles);
   }
 
   // 3xTF32's kernel: the accumulators are promoted stage by stage (kernels.cuh), which needs a
@@ -351,8 +406,8 @@ struct HopperPolicy {
       // Whether the kernel can run here is known before anything is copied.
       if (Status s = prepare<S, kernel<Args, S>()>(dev); s != Status::Success) return s;
       const Staging staging = plan_staging<T>(caller_args);
-      const int slices = k_slices<S>(caller_args, dev);
-      const std::size_t slices_bytes = k_slices_bytes<S>(caller_args, slices);
+      const HopperKSlices cut = k_slices<S>(caller_args, dev);
+      const std::size_t slices_bytes = k_slices_bytes<S>(caller_args, cut);
       if (staging.bytes == 0 && slices_bytes == 0) return launch_layout<L>(caller_args, dev, stream, {});
       detail::StreamWorkspace workspace(stream, dev.device);  // freed in stream order after the last kernel below
       char* scratch = nullptr;
@@ -360,12 +415,12 @@ struct HopperPolicy {
       Args args = caller_args;
       if (Status s = staging.stage_in(args, scratch, dev, stream); s != Status::Success) return s;
       sm90::SplitKWork split_k;
-      if (slices > 1) {
-        const long long tiles = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN);
-        split_k.splits = slices;
+      if (cut.splits > 1) {
+        const long long tiles = split_tiles<S>(args, cut);
+        split_k.splits = cut.splits;
+        split_k.whole = static_cast<int>(cut.whole);
         split_k.partials = reinterpret_cast<float*>(scratch + staging.bytes);
-        split_k.counters = reinterpret_cast<unsigned*>(scratch + staging.bytes + k_slices_bytes<S>(caller_args, slices) -
-                                                       k_counter_bytes(tiles));
+        split_k.counters = reinterpret_cast<unsigned*>(scratch + staging.bytes + slices_bytes - k_counter_bytes(tiles));
         if (Status s = detail::zero_slice_counters(split_k.counters, tiles, stream); s != Status::Success) return s;
       }
       if (Status s = launch_layout<L>(args, dev, stream, split_k); s != Status::Success) return s;
@@ -559,8 +614,9 @@ struct HopperPolicy {
   // The kernel's grid: one block per SM walking the units (persistent), or one per unit (a tile, or
   // a k slice of one) and entry.
   template <class S, class Args>
-  static detail::Grid grid_of(const Args& args, const detail::DeviceInfo& dev, int slices = 1) {
-    const long long units = detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN) * slices;
+  static detail::Grid grid_of(const Args& args, const detail::DeviceInfo& dev, int slices = 1, long long whole = 0) {
+    const long long units =
+        whole + (detail::ceil_div(args.m, S::BM) * detail::ceil_div(args.n, S::BN) - whole) * slices;
     return Schedule::kPersistent ? detail::Grid(std::min<long long>(units * args.batch, dev.sms))
                                  : detail::Grid(units, args.batch);
   }
@@ -631,7 +687,7 @@ struct HopperPolicy {
                                       spacing(args.stride_b, rows_b, args.ldb));
         s != Status::Success)
       return s;
-    const detail::Grid grid = grid_of<S>(args, dev, split_k.splits);
+    const detail::Grid grid = grid_of<S>(args, dev, split_k.splits, split_k.whole);
     const int threads = 128 * (S::kConsumers + Schedule::kWarpSpecialized);
     if constexpr (Schedule::kWarpSpecialized) {
       CUtensorMap map_c{};

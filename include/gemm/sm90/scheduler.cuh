@@ -3,6 +3,9 @@
 // which order. A unit is one BM x BN tile of C of one batch entry, or, with split-K, one of `splits`
 // k slices of it (a tile's slices adjacent, so that they run at the same time and the last one to
 // finish reduces them: split_k.cuh). The producer and the consumers of a block walk the same units.
+// Split-K may start after `whole` whole tiles (the tail split: whole rounds of the SMs first, then
+// the tiles of the last, partial round in slices that fill it); the split tiles are then numbered
+// from 0 (`slot`) in the partial tiles' scratch.
 //
 //   kPersistent: one block per SM, block i taking units i, i + gridDim.x, ... (the raster orders the
 //                tiles so that the blocks running at once share rows of A and columns of B in L2);
@@ -17,6 +20,7 @@ struct WorkUnit {
   int tile;               // the tile's index in its entry, before rasterisation
   int tile_m, tile_n;     // the tile's place in C, in tiles
   int split;              // the k slice (0 without split-K)
+  int slot;               // a split tile's place among the split tiles (-1: a whole tile)
   int k_begin, k_blocks;  // k blocks [k_begin, k_begin + k_blocks) of BK each
 };
 
@@ -26,20 +30,23 @@ struct TileScheduler {
   using Work = std::conditional_t<kBatched, long long, int>;
   int tiles_m, tiles_n, tiles;
   int splits, k_blocks, k_per_split;
+  int whole;    // tiles computed whole before the split ones (split-K only)
   Work count;   // units in the whole launch
   Work first;   // this block's first unit
   Work stride;  // from one of this block's units to its next
 
-  // BM, BN, BK: the tile; splits: k slices per tile (1: none), at most the k blocks.
+  // BM, BN, BK: the tile; splits: k slices per split tile (1: none), at most the k blocks; whole:
+  // the tiles before the split ones (0 with splits == 1 or a batch).
   template <class Args>
-  __device__ TileScheduler(const Args& params, int bm, int bn, int bk, int splits_)
+  __device__ TileScheduler(const Args& params, int bm, int bn, int bk, int splits_, int whole_ = 0)
       : tiles_m((params.m + bm - 1) / bm),
         tiles_n((params.n + bn - 1) / bn),
         tiles(tiles_m * tiles_n),
         splits(splits_),
         k_blocks((params.k + bk - 1) / bk),
-        k_per_split(splits_ > 1 ? (k_blocks + splits_ - 1) / splits_ : k_blocks) {
-    const Work per_entry = static_cast<Work>(tiles) * splits;
+        k_per_split(splits_ > 1 ? (k_blocks + splits_ - 1) / splits_ : k_blocks),
+        whole(splits_ > 1 ? whole_ : 0) {
+    const Work per_entry = whole + static_cast<Work>(tiles - whole) * splits;
     count = kBatched ? per_entry * params.batch : per_entry;
     if constexpr (kPersistent) {
       first = static_cast<Work>(blockIdx.x);
@@ -52,13 +59,17 @@ struct TileScheduler {
 
   __device__ WorkUnit unit(Work w) const {
     WorkUnit u;
-    const Work t = splits > 1 ? w / splits : w;
-    u.split = static_cast<int>(w - t * splits);
+    Work t = w;
+    u.split = 0, u.slot = -1;
+    if (splits > 1 && w >= whole) {  // (split-K runs single products only: no batch entry to find)
+      const int q = static_cast<int>((w - whole) / splits);
+      u.slot = q, u.split = static_cast<int>(w - whole) - q * splits, t = whole + q;
+    }
     u.b = kBatched ? static_cast<int>(t / tiles) : 0;
     u.tile = static_cast<int>(t - static_cast<Work>(u.b) * tiles);
     Raster::tile(u.tile, tiles_m, tiles_n, u.tile_m, u.tile_n);
-    u.k_begin = u.split * k_per_split;
-    u.k_blocks = min(k_per_split, k_blocks - u.k_begin);
+    u.k_begin = u.slot >= 0 ? u.split * k_per_split : 0;
+    u.k_blocks = u.slot >= 0 ? min(k_per_split, k_blocks - u.k_begin) : k_blocks;
     return u;
   }
 };
@@ -76,7 +87,7 @@ struct GroupedScheduler {
   Work count, first, stride;
 
   template <class Args>
-  __device__ GroupedScheduler(const Args& params, int bm_, int bn, int bk, int /*splits*/)
+  __device__ GroupedScheduler(const Args& params, int bm_, int bn, int bk, int /*splits*/, int /*whole*/ = 0)
       : tiles_n((params.n + bn - 1) / bn),
         groups(params.batch),
         k_blocks((params.k + bk - 1) / bk),
@@ -104,6 +115,7 @@ struct GroupedScheduler {
     u.tile_n = local / tiles_m;
     u.tile_m = local - u.tile_n * tiles_m;
     u.split = 0;
+    u.slot = -1;
     u.k_begin = 0;
     u.k_blocks = k_blocks;
     return u;

@@ -7,6 +7,11 @@
 // workspace of fp32 partial tiles and counts itself in on the tile's counter; the block that counts
 // last adds the slices in slice order and runs the tile's epilogue (detail/slice_sums.cuh: results
 // bitwise reproducible from call to call).
+//
+// The tail split: where a call's tiles make whole rounds of the SMs and a last, partial one, the
+// whole rounds run whole tiles and only the last round's tiles are cut, into as many slices as
+// fill that round (`whole`: the tiles before them; 4096 x 2112 is 4 rounds and 16 tiles of 128 x
+// 128 on 132 SMs: the 16 in 8 slices each).
 #include <cstdint>
 #include "../detail/slice_sums.cuh"
 #include "../ptx/mbarrier.cuh"
@@ -18,8 +23,9 @@ namespace gemm::sm90 {
 // What the kernel is given: splits == 1 means no split-K (and no workspace).
 struct SplitKWork {
   int splits = 1;
-  float* partials = nullptr;     // tiles x splits partial tiles (SplitKPartials::kFloats each)
-  unsigned* counters = nullptr;  // one per tile, 0 between calls
+  int whole = 0;                 // tiles computed whole, before the split ones
+  float* partials = nullptr;     // (tiles - whole) x splits partial tiles (SplitKPartials::kFloats each)
+  unsigned* counters = nullptr;  // one per split tile, 0 between calls
 };
 
 template <class Shape>
@@ -37,7 +43,8 @@ struct SplitKPartials {
 };
 
 // After the mainloop of a split-K unit: true when this block is the tile's last and acc now holds
-// the sum of every slice (the caller stores the tile); false when another block will. rows_in: this
+// the sum of every slice (the caller stores the tile); false when another block will. tile_index:
+// the tile's place among the split tiles (WorkUnit::slot). rows_in: this
 // thread holds rows of C inside the matrix (the others' accumulators are never stored, so they are
 // neither written nor read). flag: a word of shared memory for the block's verdict.
 template <class Shape>
