@@ -1,9 +1,11 @@
 // The grouped GEMM rows of gemm_bench: gemm::gemm_grouped_contiguous and gemm::gemm_grouped_masked
-// (grouped.cuh; bf16 A, B and C, alpha 1, beta 0) on mixture-of-experts workloads, beside cuBLAS's
-// grouped GEMM on the same problems and one dense gemm::gemm of as many tokens, in the same run.
+// (grouped.cuh; bf16 A, B and C, alpha 1, beta 0) on mixture-of-experts workloads, and the same
+// contiguous tokens as a host list of one problem per expert (gemm::gemm_grouped, grouped_list.cuh),
+// beside cuBLAS's grouped GEMM on the same problems and one dense gemm::gemm of as many tokens, in the
+// same run.
 //
-// Rows grouped/bf16/<contiguous|masked>/<workload>: A holds the tokens row-major (k wide), B one weight
-// per expert stored n x k (PyTorch's layout, op_b T), C the tokens' outputs (n wide). Workloads
+// Rows grouped/bf16/<contiguous|masked|list>/<workload>: A holds the tokens row-major (k wide), B one
+// weight per expert stored n x k (PyTorch's layout, op_b T), C the tokens' outputs (n wide). Workloads
 // (experts, tokens, n, k):
 //   mixtral-up     8, 8192, 14336, 4096       mixtral-down   8, 8192, 4096, 14336
 //   deepseek-up    256, 32768, 4096, 7168     deepseek-down  256, 32768, 7168, 2048
@@ -60,11 +62,13 @@ struct Workload {
   int most = 0;    // decode: the most tokens an expert gets
 };
 
-// One row: a workload in one form (masked: slots of max_rows rows an expert).
+// One row: a workload in one form (masked: slots of max_rows rows an expert; list: the contiguous
+// layout as one host-side problem per expert).
 struct GroupedRecord {
   std::string name;
   Workload w;
   bool masked = false;
+  bool list = false;
   int max_rows = 0;
   std::string error, cublas_note, routing;
   double tokens = 0, flops = 0, bytes = 0;
@@ -159,6 +163,7 @@ struct GroupedWorkspace {
   std::size_t a_elems = 0, b_elems = 0, c_elems = 0;
   bf16 *A = nullptr, *B = nullptr, *C = nullptr, *C_cublas = nullptr;
   int* rows = nullptr;  // offsets (contiguous) or counts (masked) on the device
+  std::vector<gemm::GroupedProblem<bf16>> problems;  // contiguous: one per expert, as the host list form takes them
   CublasGrouped cublas;
 
   GroupedWorkspace(const Workload& wl, bool is_masked, int slot) : w(wl), masked(is_masked) {
@@ -193,6 +198,11 @@ struct GroupedWorkspace {
         for (int g = 0; g < e; ++g) host_rows[g + 1] = host_rows[g] + counts[g];
       }
       GEMM_BENCH_CUDA(cudaMemcpy(rows, host_rows.data(), host_rows.size() * sizeof(int), cudaMemcpyHostToDevice));
+      if (!masked) {
+        for (int g = 0; g < e; ++g)
+          problems.push_back({gemm::Op::N, gemm::Op::T, counts[g], w.n, w.k, 1.0f, A + a_at(g, host_rows[g]), w.k,
+                              B + std::size_t(g) * stride_b, w.k, 0.0f, C + c_at(g, host_rows[g]), w.n});
+      }
       prepare_cublas();
       GEMM_BENCH_CUDA(cudaDeviceSynchronize());
     } catch (...) {
@@ -258,7 +268,8 @@ struct GroupedWorkspace {
     GEMM_BENCH_CUDA(cudaMemcpy(cublas.c, pc.data(), problems * sizeof(void*), cudaMemcpyHostToDevice));
   }
 
-  gemm::Status ours() const {
+  gemm::Status ours(bool list) const {
+    if (list) return gemm::gemm_grouped(problems.data(), static_cast<int>(problems.size()), 0);
     if (!masked)
       return gemm::gemm_grouped_contiguous<bf16>(gemm::Op::T, w.experts, max_rows, w.n, w.k, 1.0f, A, w.k, B, w.k,
                                                  stride_b, 0.0f, C, w.n, rows, 0);
@@ -284,7 +295,8 @@ struct GroupedWorkspace {
 std::unique_ptr<GroupedWorkspace> g_grouped_workspace;
 
 GroupedWorkspace& grouped_workspace(const GroupedRecord& r) {
-  const std::string key = r.name;
+  // (A workload's contiguous and list rows share one workspace.)
+  const std::string key = r.w.name + (r.masked ? fmt("/masked%d", r.max_rows) : std::string());
   if (!g_grouped_workspace || g_grouped_workspace->key != key) {
     g_grouped_workspace.reset();  // the previous row's buffers first,
     release_workspace();          // and those of the rows of other families, which ran before
@@ -342,7 +354,7 @@ void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* o
     // unwritten differs by its whole value.
     GEMM_BENCH_CUDA(cudaMemset(ws.C, 0, ws.c_elems * sizeof(bf16)));
     GEMM_BENCH_CUDA(cudaMemset(ws.C_cublas, 0, ws.c_elems * sizeof(bf16)));
-    if (const gemm::Status st = ws.ours(); st != gemm::Status::Success)
+    if (const gemm::Status st = ws.ours(r->list); st != gemm::Status::Success)
       return fail(r->name + ": " + gemm_error("the grouped call", st));
     if (const gemm::Status st = gemm::grouped_status(); st != gemm::Status::Success)
       return fail(r->name + ": " + gemm::to_string(st) + " after a call with the routing's own offsets or counts");
@@ -366,7 +378,7 @@ void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* o
 
     std::string err;
     auto launch_ours = [&](std::string* e) {
-      const gemm::Status st = ws.ours();
+      const gemm::Status st = ws.ours(r->list);
       if (st == gemm::Status::Success) return true;
       *e = gemm_error("the grouped call", st);
       return false;
@@ -474,11 +486,12 @@ void register_grouped_benchmarks(const Options& opt) {
                               {"deepseek-up", 256, 32768, 4096, 7168}, {"deepseek-down", 256, 32768, 7168, 2048},
                               {"qwen3-up", 128, 65536, 1536, 2048}};
   const Workload decode{"deepseek-decode-down", 256, 0, 7168, 2048, 32};
-  const auto add = [&](const Workload& w, bool masked, int max_rows, const std::string& label) {
+  const auto add = [&](const Workload& w, bool masked, int max_rows, const std::string& label, bool list = false) {
     auto r = std::make_unique<GroupedRecord>();
-    r->name = std::string("grouped/bf16/") + (masked ? "masked/" : "contiguous/") + label;
+    r->name = std::string("grouped/bf16/") + (list ? "list/" : masked ? "masked/" : "contiguous/") + label;
     r->w = w;
     r->masked = masked;
+    r->list = list;
     r->max_rows = max_rows;
     GroupedRecord* rp = r.get();
     grouped_records().push_back(std::move(r));
@@ -487,10 +500,14 @@ void register_grouped_benchmarks(const Options& opt) {
         ->Iterations(std::max(1, opt.repetitions))
         ->Unit(benchmark::kMicrosecond);
   };
-  for (const Workload& w : prefill) add(w, false, 0, w.name);
+  for (const Workload& w : prefill) {
+    add(w, false, 0, w.name);
+    add(w, false, 0, w.name, true);
+  }
   add(decode, true, 32, decode.name + "-max32");
   add(decode, true, 64, decode.name + "-max64");
   add(decode, false, 0, decode.name);
+  add(decode, false, 0, decode.name, true);
   benchmark::AddCustomContext("cublas_grouped",
                               "cublasGemmGroupedBatchedEx, CUBLAS_COMPUTE_32F, A/B/C CUDA_R_16BF, sizes and pointer "
                               "arrays built on the host from the routing, experts of equal token counts in one group");
@@ -520,7 +537,8 @@ void print_grouped_summary(const Options& opt) {
       pct_d = fmt("%.1f%%", r->pct_dense);
       if (!std::isnan(r->pct_hbm)) hbm = fmt("%.1f%%", r->pct_hbm);
     }
-    std::printf("| %s | %s | %dx%d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r->masked ? "masked" : "contiguous",
+    std::printf("| %s | %s | %dx%d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                r->list ? "list" : r->masked ? "masked" : "contiguous",
                 r->name.substr(r->name.rfind('/') + 1).c_str(), r->w.n, r->w.k, r->routing.c_str(), ours.c_str(),
                 theirs.c_str(), pct.c_str(), dense.c_str(), pct_d.c_str(), hbm.c_str(), note.c_str());
   }

@@ -491,5 +491,6 @@ Status gemm_batched(Op transa, Op transb, int m, int n, int k, scalar_t<T> alpha
 }  // namespace gemm
 #include "plan.cuh"
 
-// Grouped GEMM (mixture-of-experts): device-side group sizes.
+// Grouped GEMM (mixture-of-experts): device-side group sizes, and lists of host-side problems.
 #include "grouped.cuh"
+#include "grouped_list.cuh"

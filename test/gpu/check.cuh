@@ -185,99 +185,125 @@ long long writes_outside_c(const std::vector<Out>& out, const std::vector<Out>& 
   return stray;
 }
 
+// One case's data: its inputs (random, rounded to T) and poisoned C on the host and the device,
+// then check(): every element of C against an fp64 host reference from the same inputs, within the
+// error model's bound, and nothing outside C written. Between the two, the caller runs the product
+// on dA, dB, dC (one call of its own, or one problem of a grouped call).
+template <class T, class Out = gemm::storage_t<T>>
+struct CaseData {
+  using In = gemm::storage_t<T>;
+  using S = gemm::scalar_t<T>;
+  Case c;
+  int lda, ldb, ldc;
+  std::vector<In> a, b;
+  std::vector<Out> c0;
+  DeviceBuffer<In> da, db;
+  DeviceBuffer<Out> dc;
+  const In* dA;
+  const In* dB;
+  Out* dC;
+  S alpha, beta;
+
+  explicit CaseData(const Case& c_)
+      : c(c_),
+        lda(c_.lda()),
+        ldb(c_.ldb()),
+        ldc(c_.ldc()),
+        a(std::max<size_t>(c_.offset_a + static_cast<size_t>(c_.a_rows()) * lda, 1)),
+        b(std::max<size_t>(c_.offset_b + static_cast<size_t>(c_.b_rows()) * ldb, 1)),
+        // C, and a guard row after it: both it and C's padding must come back untouched.
+        c0(std::max<size_t>(c_.offset_c + static_cast<size_t>(c_.m + 1) * ldc, 1), sentinel<Out>()),
+        da(a.size()),
+        db(b.size()),
+        dc(c0.size()),
+        alpha(static_cast<S>(c_.alpha)),
+        beta(static_cast<S>(c_.beta)) {
+    fill_random(a);
+    fill_random(b);
+    fill_c(c0, c.offset_c, c.m, c.n, ldc, c.nan_in_c);
+    upload(da, a);
+    upload(db, b);
+    upload(dc, c0);
+    dA = da.ptr + c.offset_a;
+    dB = db.ptr + c.offset_b;
+    dC = dc.ptr + c.offset_c;
+  }
+
+  void check() const {
+    std::vector<Out> out(c0.size());
+    CUDA_REQUIRE(cudaMemcpy(out.data(), dc.ptr, out.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+
+    // Reference in fp64 from the same inputs, and the same product on |A|, |B| for the error bound.
+    const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
+    const In* A = a.data() + c.offset_a;
+    const In* B = b.data() + c.offset_b;
+    const Out* C0 = c0.data() + c.offset_c;
+    std::vector<double> ref(static_cast<size_t>(c.m) * c.n), mag(static_cast<size_t>(c.m) * c.n);
+    std::vector<double> abs_a(a.size()), abs_b(b.size());
+    for (size_t i = 0; i < a.size(); ++i) abs_a[i] = std::fabs(to_double(a[i]));
+    for (size_t i = 0; i < b.size(); ++i) abs_b[i] = std::fabs(to_double(b[i]));
+    gemm::reference::gemm<In, Out>(ta, tb, c.m, c.n, c.k, c.alpha, A, lda, B, ldb, c.beta, c.beta != 0 ? C0 : nullptr,
+                                   ldc, ref.data(), c.n);
+    gemm::reference::gemm<double, double>(ta, tb, c.m, c.n, c.k, std::fabs(c.alpha), abs_a.data() + c.offset_a, lda,
+                                          abs_b.data() + c.offset_b, ldb, 0.0, nullptr, 1, mag.data(), c.n);
+
+    const ErrorModel<T, Out> model;
+    long long wrong = 0;
+    std::ostringstream first;
+    double err2 = 0, ref2 = 0, scale2 = 0;
+    for (int i = 0; i < c.m; ++i)
+      for (int j = 0; j < c.n; ++j) {
+        const double got = to_double(out[c.offset_c + static_cast<size_t>(i) * ldc + j]);
+        const double want = ref[static_cast<size_t>(i) * c.n + j];
+        const double beta_c = c.beta != 0 ? std::fabs(c.beta * to_double(C0[static_cast<size_t>(i) * ldc + j])) : 0.0;
+        const double bound = model.element(c.k, mag[static_cast<size_t>(i) * c.n + j], beta_c, want);
+        const double diff = std::fabs(got - want);
+        err2 += (got - want) * (got - want);
+        ref2 += want * want;
+        const double scale = mag[static_cast<size_t>(i) * c.n + j] + beta_c;
+        scale2 += scale * scale;
+        if (!(diff <= bound)) {  // NaN fails too
+          if (wrong < 5) first << "  C(" << i << "," << j << ") = " << got << ", expected " << want << " (bound " << bound << ")\n";
+          ++wrong;
+        }
+      }
+    // Nothing outside C's m x n elements may change: the padding, the space before C, the guard row.
+    const long long stray = writes_outside_c(out, c0, c, first);
+    // Normwise, the error is measured against the size of the terms summed (sum |alpha a b| + |beta c|),
+    // not against |C|: C itself can be tiny through cancellation (a 1 x 1 product of k = 2 random
+    // terms, say), where any rounding is a large fraction of |C| and no kernel could do better.
+    const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+    const double rel_to_terms = scale2 > 0 ? std::sqrt(err2 / scale2) : std::sqrt(err2);
+    INFO("wrong elements: " << wrong << ", stray writes: " << stray << ", normwise error relative to C " << rel
+                            << ", relative to the summed terms " << rel_to_terms << " (bound " << model.normwise(c.k)
+                            << ")\n" << first.str());
+    CHECK(wrong == 0);
+    CHECK(stray == 0);
+    CHECK(rel_to_terms <= model.normwise(c.k));
+  }
+};
+
 // Runs the case with math type T and C of type Out, and checks every element of C against an fp64
 // host reference from the same inputs, and that nothing outside C was written.
 template <class Policy, class T, class Out = gemm::storage_t<T>>
 void run_case(const Case& c) {
-  using In = gemm::storage_t<T>;
   const char* type = gemm::type_name<T, Out>();
   INFO(Policy::name() << "<" << type << "> " << c.str());
-  const int lda = c.lda(), ldb = c.ldb(), ldc = c.ldc();
-  const size_t a_elems = c.offset_a + static_cast<size_t>(c.a_rows()) * lda;
-  const size_t b_elems = c.offset_b + static_cast<size_t>(c.b_rows()) * ldb;
-  // C, and a guard row after it: both it and C's padding must come back untouched.
-  const size_t c_elems = c.offset_c + static_cast<size_t>(c.m + 1) * ldc;
-
-  std::vector<In> a(std::max<size_t>(a_elems, 1)), b(std::max<size_t>(b_elems, 1));
-  std::vector<Out> c0(std::max<size_t>(c_elems, 1), sentinel<Out>());
-  fill_random(a);
-  fill_random(b);
-  fill_c(c0, c.offset_c, c.m, c.n, ldc, c.nan_in_c);
-
-  DeviceBuffer<In> da(a.size()), db(b.size());
-  DeviceBuffer<Out> dc(c0.size());
-  upload(da, a);
-  upload(db, b);
-  upload(dc, c0);
-
-  using S = gemm::scalar_t<T>;
-  const In* dA = da.ptr + c.offset_a;
-  const In* dB = db.ptr + c.offset_b;
-  Out* dC = dc.ptr + c.offset_c;
-  const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
+  const CaseData<T, Out> d(c);
   gemm::Status status;
   if (c.column_major) {
-    status = gemm::blas::gemm<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, alpha, dB, ldb, dA, lda, beta, dC, ldc);
+    status = gemm::blas::gemm<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, d.alpha, d.dB, d.ldb, d.dA, d.lda, d.beta, d.dC,
+                                         d.ldc);
   } else if (c.op_a == Op::N && c.op_b == Op::N) {
-    status = gemm::gemm<T, Policy>(c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, dC, ldc);
+    status = gemm::gemm<T, Policy>(c.m, c.n, c.k, d.alpha, d.dA, d.lda, d.dB, d.ldb, d.beta, d.dC, d.ldc);
   } else {
-    status = gemm::gemm<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, alpha, dA, lda, dB, ldb, beta, dC, ldc);
+    status = gemm::gemm<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, d.alpha, d.dA, d.lda, d.dB, d.ldb, d.beta, d.dC, d.ldc);
   }
   INFO("status: " << gemm::to_string(status));
   REQUIRE(status == gemm::Status::Success);
   CUDA_REQUIRE(cudaGetLastError());
   CUDA_REQUIRE(cudaDeviceSynchronize());
-
-  std::vector<Out> out(c0.size());
-  CUDA_REQUIRE(cudaMemcpy(out.data(), dc.ptr, out.size() * sizeof(Out), cudaMemcpyDeviceToHost));
-
-  // Reference in fp64 from the same inputs, and the same product on |A|, |B| for the error bound.
-  const bool ta = c.op_a == Op::T, tb = c.op_b == Op::T;
-  const In* A = a.data() + c.offset_a;
-  const In* B = b.data() + c.offset_b;
-  const Out* C0 = c0.data() + c.offset_c;
-  std::vector<double> ref(static_cast<size_t>(c.m) * c.n), mag(static_cast<size_t>(c.m) * c.n);
-  std::vector<double> abs_a(a.size()), abs_b(b.size());
-  for (size_t i = 0; i < a.size(); ++i) abs_a[i] = std::fabs(to_double(a[i]));
-  for (size_t i = 0; i < b.size(); ++i) abs_b[i] = std::fabs(to_double(b[i]));
-  gemm::reference::gemm<In, Out>(ta, tb, c.m, c.n, c.k, c.alpha, A, lda, B, ldb, c.beta, c.beta != 0 ? C0 : nullptr,
-                                 ldc, ref.data(), c.n);
-  gemm::reference::gemm<double, double>(ta, tb, c.m, c.n, c.k, std::fabs(c.alpha), abs_a.data() + c.offset_a, lda,
-                                        abs_b.data() + c.offset_b, ldb, 0.0, nullptr, 1, mag.data(), c.n);
-
-  const ErrorModel<T, Out> model;
-  long long wrong = 0;
-  std::ostringstream first;
-  double err2 = 0, ref2 = 0, scale2 = 0;
-  for (int i = 0; i < c.m; ++i)
-    for (int j = 0; j < c.n; ++j) {
-      const double got = to_double(out[c.offset_c + static_cast<size_t>(i) * ldc + j]);
-      const double want = ref[static_cast<size_t>(i) * c.n + j];
-      const double beta_c = c.beta != 0 ? std::fabs(c.beta * to_double(C0[static_cast<size_t>(i) * ldc + j])) : 0.0;
-      const double bound = model.element(c.k, mag[static_cast<size_t>(i) * c.n + j], beta_c, want);
-      const double diff = std::fabs(got - want);
-      err2 += (got - want) * (got - want);
-      ref2 += want * want;
-      const double scale = mag[static_cast<size_t>(i) * c.n + j] + beta_c;
-      scale2 += scale * scale;
-      if (!(diff <= bound)) {  // NaN fails too
-        if (wrong < 5) first << "  C(" << i << "," << j << ") = " << got << ", expected " << want << " (bound " << bound << ")\n";
-        ++wrong;
-      }
-    }
-  // Nothing outside C's m x n elements may change: the padding, the space before C, the guard row.
-  const long long stray = writes_outside_c(out, c0, c, first);
-  // Normwise, the error is measured against the size of the terms summed (sum |alpha a b| + |beta c|),
-  // not against |C|: C itself can be tiny through cancellation (a 1 x 1 product of k = 2 random
-  // terms, say), where any rounding is a large fraction of |C| and no kernel could do better.
-  const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
-  const double rel_to_terms = scale2 > 0 ? std::sqrt(err2 / scale2) : std::sqrt(err2);
-  INFO("wrong elements: " << wrong << ", stray writes: " << stray << ", normwise error relative to C " << rel
-                          << ", relative to the summed terms " << rel_to_terms << " (bound " << model.normwise(c.k)
-                          << ")\n" << first.str());
-  CHECK(wrong == 0);
-  CHECK(stray == 0);
-  CHECK(rel_to_terms <= model.normwise(c.k));
+  d.check();
 }
 
 // The cases every preset must pass: ragged sizes (1, primes, non-multiples of every tile),

@@ -16,6 +16,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -738,4 +739,157 @@ TEST_CASE("A grouped call captured in a CUDA graph and replayed with new offsets
   GroupedCase m = gemm_test::masked({64, 0, 1, 33}, 64, 264, 136);
   m.gap_c = 9;
   graph_replays(m, {5, 64, 0, 60}, {70, -1, 64, 3});
+}
+
+// Grouped GEMM from a host list of problems (grouped_list.cuh): any sizes, layouts and leading
+// dimensions in one list, row-major (gemm::gemm_grouped) or column-major (gemm::blas::gemm_grouped,
+// whose problems are the cases' column-major form), each problem's C against the fp64 reference
+// and nothing outside it written; through a CUDA graph; a list with one bad problem refused whole.
+namespace gemm_test {
+namespace {
+
+// The list's cases: ragged (1, primes), every layout, padded and misaligned storage (staged copies on
+// Hopper), alpha and beta (beta 0 over NaN, alpha 0, k = 0), an empty C (m = 0), and a call a few
+// rounds of tiles large.
+std::vector<Case> list_cases() {
+  return {Case{1, 1, 1},
+          Case{7, 13, 29, 0.5, 1.0, 3, 1, 2}.with_ops(Op::N, Op::T),
+          Case{127, 129, 131, 2.0, -0.75, 6, 4, 4}.with_ops(Op::T, Op::N),
+          Case{300, 200, 100, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::T, Op::T),
+          Case{129, 131, 67, 1.0, 0.0, 1, 0, 0, 1, 0, 0, true},
+          Case{33, 17, 0, 1.0, 2.5},
+          Case{20, 30, 40, 0.0, -1.0}.with_ops(Op::N, Op::T),
+          Case{0, 50, 10},
+          Case{1000, 3, 517, -1.25, 0.5}.with_ops(Op::N, Op::T),
+          Case{1024, 1536, 1024, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T)};
+}
+
+template <class T, class Out>
+using CaseList = std::vector<std::unique_ptr<CaseData<T, Out>>>;
+
+template <class T, class Out>
+CaseList<T, Out> case_list(const std::vector<Case>& cases) {
+  CaseList<T, Out> out;
+  for (const Case& c : cases) out.push_back(std::make_unique<CaseData<T, Out>>(c));
+  return out;
+}
+
+template <class T, class Out>
+std::vector<gemm::GroupedProblem<T, Out>> row_major_problems(const CaseList<T, Out>& list) {
+  std::vector<gemm::GroupedProblem<T, Out>> p;
+  for (const auto& d : list)
+    p.push_back({d->c.op_a, d->c.op_b, d->c.m, d->c.n, d->c.k, d->alpha, d->dA, d->lda, d->dB, d->ldb, d->beta, d->dC,
+                 d->ldc});
+  return p;
+}
+
+// The same products column-major: C^T (n x m) = op(B)^T op(A)^T with the same storage.
+template <class T, class Out>
+std::vector<gemm::blas::GroupedProblem<T, Out>> column_major_problems(const CaseList<T, Out>& list) {
+  std::vector<gemm::blas::GroupedProblem<T, Out>> p;
+  for (const auto& d : list)
+    p.push_back({d->c.op_b, d->c.op_a, d->c.n, d->c.m, d->c.k, d->alpha, d->dB, d->ldb, d->dA, d->lda, d->beta, d->dC,
+                 d->ldc});
+  return p;
+}
+
+template <class T, class Out>
+void check_list(const CaseList<T, Out>& list) {
+  for (const auto& d : list) {
+    INFO("problem " << d->c.str());
+    d->check();
+  }
+}
+
+template <class T, class Out>
+void run_list(bool column_major) {
+  const char* type = gemm::type_name<T, Out>();
+  INFO(type << (column_major ? ", gemm::blas::gemm_grouped" : ", gemm::gemm_grouped"));
+  const CaseList<T, Out> list = case_list<T, Out>(list_cases());
+  int failed = 7;
+  const Status s = column_major ? gemm::blas::gemm_grouped(column_major_problems(list).data(), int(list.size()), 0, &failed)
+                                : gemm::gemm_grouped(row_major_problems(list).data(), int(list.size()), 0, &failed);
+  INFO("status " << gemm::to_string(s));
+  REQUIRE(s == Status::Success);
+  CHECK(failed == -1);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  check_list(list);
+}
+
+}  // namespace
+}  // namespace gemm_test
+
+TEST_CASE("Grouped GEMM from a host list: every problem against the fp64 reference, row- and column-major",
+          "[gpu][grouped][list]") {
+  using namespace gemm_test;
+  for (bool column_major : {false, true}) {
+    run_list<bf16, bf16>(column_major);
+    run_list<fp16, float>(column_major);
+  }
+  run_list<float, float>(false);  // (any type gemm::gemm takes: strict fp32 on CUDA cores)
+}
+
+TEST_CASE("Grouped GEMM from a host list captured in a CUDA graph and replayed", "[gpu][grouped][list][graph]") {
+  using namespace gemm_test;
+  const CaseList<bf16, bf16> list = case_list<bf16, bf16>(list_cases());
+  const auto problems = row_major_problems(list);
+  cudaStream_t stream;
+  CUDA_REQUIRE(cudaStreamCreate(&stream));
+  cudaGraph_t graph;
+  CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const Status captured = gemm::gemm_grouped(problems.data(), int(problems.size()), stream);
+  CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+  REQUIRE(captured == Status::Success);
+  cudaGraphExec_t exec;
+  CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    // C as it was before the call (poison and beta's terms), then the replay.
+    for (const auto& d : list) gemm_test::upload(d->dc, d->c0);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    INFO("replay " << replay);
+    check_list(list);
+  }
+  CUDA_REQUIRE(cudaGraphExecDestroy(exec));
+  CUDA_REQUIRE(cudaGraphDestroy(graph));
+  CUDA_REQUIRE(cudaStreamDestroy(stream));
+}
+
+TEST_CASE("Grouped GEMM from a host list: one bad problem refuses the list before any launch, C untouched",
+          "[gpu][grouped][list][validation]") {
+  using namespace gemm_test;
+  const CaseList<bf16, bf16> list = case_list<bf16, bf16>({Case{64, 64, 64}, Case{32, 48, 16}, Case{16, 16, 16}});
+  const auto launches = gemm::kernel_launches();
+  int failed = -7;
+  // Row-major: problem 2's lda shorter than its rows of A; problem 1's C null; a negative count and
+  // a null list.
+  auto rows = row_major_problems(list);
+  rows[2].lda = 8;
+  CHECK(gemm::gemm_grouped(rows.data(), 3, 0, &failed) == Status::InvalidLeadingDimensionA);
+  CHECK(failed == 2);
+  rows = row_major_problems(list);
+  rows[1].C = nullptr;
+  CHECK(gemm::gemm_grouped(rows.data(), 3, 0, &failed) == Status::NullPointerC);
+  CHECK(failed == 1);
+  CHECK(gemm::gemm_grouped(rows.data(), -1, 0, &failed) == Status::InvalidBatchCount);
+  CHECK(failed == -1);
+  CHECK(gemm::gemm_grouped(static_cast<const gemm::GroupedProblem<bf16>*>(nullptr), 2) == Status::InvalidBatchCount);
+  CHECK(gemm::gemm_grouped(static_cast<const gemm::GroupedProblem<bf16>*>(nullptr), 0) == Status::Success);
+  // Column-major: the statuses name the caller's A and B (problem 0's B null, problem 2's ldb short).
+  auto cols = column_major_problems(list);
+  cols[0].B = nullptr;
+  CHECK(gemm::blas::gemm_grouped(cols.data(), 3, 0, &failed) == Status::NullPointerB);
+  CHECK(failed == 0);
+  cols = column_major_problems(list);
+  cols[2].ldb = 4;
+  CHECK(gemm::blas::gemm_grouped(cols.data(), 3, 0, &failed) == Status::InvalidLeadingDimensionB);
+  CHECK(failed == 2);
+  CHECK(gemm::kernel_launches() == launches);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  for (const auto& d : list) {
+    std::vector<bf16> after(d->c0.size());
+    CUDA_REQUIRE(cudaMemcpy(after.data(), d->dc.ptr, after.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+    CHECK(std::memcmp(after.data(), d->c0.data(), after.size() * sizeof(bf16)) == 0);
+  }
 }

@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 #include <cuda_runtime.h>
+#include "../detail/idle_pool.cuh"
 #include "../detail/launch.cuh"
 #include "../detail/workspace.cuh"
 #include "../status.cuh"
@@ -300,15 +301,7 @@ struct StreamSet {
 class StreamSets {
  public:
   Status acquire(int device, StreamSet*& out) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (auto it = idle_.begin(); it != idle_.end(); ++it)
-        if ((*it)->device == device) {
-          out = *it;
-          idle_.erase(it);
-          return Status::Success;
-        }
-    }
+    if ((out = idle_.take(device)) != nullptr) return Status::Success;
     auto* s = new StreamSet;
     s->device = device;
     for (cudaStream_t& st : s->lane) {
@@ -320,23 +313,15 @@ class StreamSets {
         return cuda_status(err);
       }
     }
-    std::lock_guard<std::mutex> lock(mu_);
     ++created_;
     out = s;
     return Status::Success;
   }
-  void release(StreamSet* s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    idle_.push_back(s);
-  }
+  void release(StreamSet* s) { idle_.put(s); }
   // Destroys the idle sets (work still queued in them completes first; CUDA allows that).
   void clear() {
-    std::vector<StreamSet*> drop;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      drop.swap(idle_);
-      created_ -= static_cast<int>(drop.size());
-    }
+    const std::vector<StreamSet*> drop = idle_.drain();
+    created_ -= static_cast<int>(drop.size());
     int current = 0;
     cudaGetDevice(&current);
     for (StreamSet* s : drop) {
@@ -347,15 +332,11 @@ class StreamSets {
     cudaSetDevice(current);
     cudaGetLastError();
   }
-  int created() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return created_;
-  }
+  int created() const { return created_.load(); }
 
  private:
-  std::mutex mu_;
-  std::vector<StreamSet*> idle_;
-  int created_ = 0;
+  gemm::detail::IdlePool<StreamSet> idle_;
+  std::atomic<int> created_{0};
 };
 inline StreamSets& stream_sets() {
   static StreamSets* s = new StreamSets;
