@@ -13,7 +13,8 @@
 // HopperSplitK's cost model is fitted to.
 // --tail: shapes whose 128x128 tiles leave the last round of the SMs at most half full: those tiles
 // whole and with that round split along k (HopperSplitK's tail split, Tuned's 128x128 composition),
-// beside the wider tiles whole, bf16: what HopperRules::tail_fixup_blocks and tail_gain are fitted to.
+// beside the wider tiles whole, bf16: what HopperSplitK::tail_round_blocks and HopperRules::tail_gain
+// are fitted to.
 // --decode: a few tokens against a weight stored transposed (A row-major, B n x k), bf16: the decode
 // kernel (DecodePolicy) in Tuned's composition and in others, beside the 64-row wgmma tile: what
 // Tuned::Decode's tile and gemm::DecodeRules::max_m were chosen from.

@@ -42,21 +42,22 @@ template <class T, class Policy, class Out>
 Status run_problem_list(const GroupedProblem<T, Out>* problems, int count, cudaStream_t stream, int* failed,
                         bool swap) {
   if (failed) *failed = -1;
-  if (count < 0) return Status::InvalidBatchCount;
-  if (count > 0 && problems == nullptr) return Status::InvalidBatchCount;
+  // Problem i's status as the caller names it (-1: none of the problems').
+  const auto fail = [&](int i, Status s) {
+    if (failed) *failed = i;
+    return swap ? swap_ab(s) : s;
+  };
+  if (count < 0 || (count > 0 && problems == nullptr)) return Status::InvalidBatchCount;
+  if (count == 0) return Status::Success;
   if constexpr (check_types<T, Policy, Out>()) {
     for (int i = 0; i < count; ++i) {
       bool empty = false;
-      Status s = check_arguments<T, Policy>(problem_args(problems[i]), empty);
-      if (s != Status::Success) {
-        if (failed) *failed = i;
-        return swap ? swap_ab(s) : s;
-      }
+      if (Status s = check_arguments<T, Policy>(problem_args(problems[i]), empty); s != Status::Success)
+        return fail(i, s);
     }
     if (count == 1) {
       const Status s = run<T, Policy, AnyOps, Out>(problem_args(problems[0]), stream);
-      if (s != Status::Success && failed) *failed = 0;
-      return swap ? swap_ab(s) : s;
+      return s == Status::Success ? s : fail(0, s);
     }
     int device = 0;
     if (Status s = cuda_status(cudaGetDevice(&device)); s != Status::Success) return s;
@@ -67,11 +68,11 @@ Status run_problem_list(const GroupedProblem<T, Out>* problems, int count, cudaS
     for (; i < count && s == Status::Success; ++i)
       s = run<T, Policy, AnyOps, Out>(problem_args(problems[i]), fan->streams[i % kFanStreams]);
     // (A device or launch failure: the problems before it were launched. The streams join either way.)
-    if (s != Status::Success && failed) *failed = i - 1;
+    const bool problem_failed = s != Status::Success && i > 0;
     const Status joined = fan->close(stream);
     stream_fans().release(fan);
     if (s == Status::Success) s = joined;
-    if (s != Status::Success) return swap ? swap_ab(s) : s;
+    if (s != Status::Success) return fail(problem_failed ? i - 1 : -1, s);
   }
   return Status::Success;
 }
@@ -97,14 +98,14 @@ using GroupedProblem = gemm::GroupedProblem<T, Out>;
 template <class T, class Policy = DefaultPolicy, class Out>
 Status gemm_grouped(const GroupedProblem<T, Out>* problems, int count, cudaStream_t stream = 0,
                     int* failed = nullptr) {
-  if (failed) *failed = -1;
-  if (count < 0 || (count > 0 && problems == nullptr)) return Status::InvalidBatchCount;
-  std::vector<gemm::GroupedProblem<T, Out>> rows(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) {
+  std::vector<gemm::GroupedProblem<T, Out>> rows;
+  for (int i = 0; problems != nullptr && i < count; ++i) {
     const GroupedProblem<T, Out>& p = problems[i];
-    rows[static_cast<size_t>(i)] = {p.op_b, p.op_a, p.n, p.m, p.k, p.alpha, p.B, p.ldb, p.A, p.lda, p.beta, p.C, p.ldc};
+    rows.push_back({p.op_b, p.op_a, p.n, p.m, p.k, p.alpha, p.B, p.ldb, p.A, p.lda, p.beta, p.C, p.ldc});
   }
-  return gemm::detail::run_problem_list<T, Policy, Out>(rows.data(), count, stream, failed, true);
+  // (A count below 1 or a null list reaches the checks as given.)
+  return gemm::detail::run_problem_list<T, Policy, Out>(rows.empty() ? problems : rows.data(), count, stream, failed,
+                                                        true);
 }
 }  // namespace blas
 

@@ -508,13 +508,15 @@ struct Tuned : Named<Tuned> {
         // costs less than every width whole: 576 x 7168 x 8192 takes 2 rounds of 128x192 tiles (3
         // of 128x128), but 2 and 16 tiles of 128x128, the 16 in 8 slices (H200: 115.4 us against
         // 125.0 and 134.5).
+        const double medium = cost(tiles(128), 1, r.speed_medium);
         const double split_tail = medium_tail_rounds(args, dev) / r.speed_medium;
-        if (!fused_wide && split_tail < r.tail_gain * std::min({wide, balanced, cost(tiles(128), 1, r.speed_medium)}))
+        if (!fused_wide && split_tail < r.tail_gain * std::min({wide, balanced, medium}))
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles whose last round of the SMs, cut in k slices that "
                                                 "fill it (HopperSplitK's tail split), costs less than every width "
-                                                "whole (tail_fixup_blocks, tail_gain, rounds x work / speed): "
+                                                "whole (HopperSplitK::tail_round_blocks, tail_gain, rounds x work / "
+                                                "speed): "
                                                 "persistent wgmma kernel, 128x128 tiles, TMA stores");
-        const double others = std::min(wide, std::min(split_tail, cost(tiles(128), 1, r.speed_medium)));
+        const double others = std::min({wide, split_tail, medium});
         if (!fused_wide && balanced < r.balanced_gain * others)
           return visit(Pick<HopperBalanced, T>{}, "sm_90, 128x192 tiles balance the rounds of the SMs better than "
                                                   "128x256, 256x128 and 128x128 ones (balanced_gain, rounds x work / "
@@ -570,7 +572,7 @@ struct Tuned : Named<Tuned> {
         // (The slices the launch will cut: the policy's own count.)
         using MediumShape = typename HopperMedium::template Shape<typename Args::Element>;
         const int k_blocks = static_cast<int>(detail::ceil_div(args.k, MediumShape::BK));
-        const int slices = args.n >= 128 ? HopperMedium::template k_slices<MediumShape>(args, dev).splits : 1;
+        const int slices = args.n >= 128 ? medium_cut(args, dev).splits : 1;
         if (slices > 1 && static_cast<double>(k_blocks) / slices * r.split_medium_cost + r.split_overhead_blocks <
                               static_cast<double>(rounds(tiles(64))) * k_blocks)
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs, n >= 128, and k "
@@ -592,13 +594,19 @@ struct Tuned : Named<Tuned> {
     }
   }
 
+  // HopperMedium's split-K cut of this call: the launch's own (HopperPolicy::k_slices).
+  template <class Args>
+  static HopperKSlices medium_cut(const Args& args, const detail::DeviceInfo& dev) {
+    return HopperMedium::template k_slices<typename HopperMedium::template Shape<typename Args::Element>>(args, dev);
+  }
+
   // The rounds of the SMs HopperMedium's 128x128 tiles take where it splits their last round along k
   // (HopperSplitK's tail split): the whole rounds, and the last as its slices' k blocks and the
   // fixup's over a whole tile's; infinite where it would not split so.
   template <class Args>
   static double medium_tail_rounds(const Args& args, const detail::DeviceInfo& dev) {
     using MediumShape = typename HopperMedium::template Shape<typename Args::Element>;
-    const HopperKSlices cut = HopperMedium::template k_slices<MediumShape>(args, dev);
+    const HopperKSlices cut = medium_cut(args, dev);
     if (cut.splits <= 1 || cut.whole == 0) return HUGE_VAL;
     const int k_blocks = static_cast<int>(detail::ceil_div(args.k, MediumShape::BK));
     return static_cast<double>(cut.whole / dev.sms) +
@@ -633,8 +641,7 @@ struct Tuned : Named<Tuned> {
                                               "blocks where the tiles fill at most a quarter of the SMs");
     }
     if (Args::kBatching != Batch::None || r.medium_tiles.reached(tiles(128), dev.sms) ||
-        HopperMedium::template k_slices<typename HopperMedium::template Shape<typename Args::Element>>(args, dev).splits >
-            1 ||
+        medium_cut(args, dev).splits > 1 ||
         rounds(tiles(64)) >= r.small_vs_medium_rounds * rounds(tiles(128)))
       return visit(Pick<HopperMedium, T>{}, "fp8, sm_90, 128x128 tiles fill medium_tiles rounds of the SMs, split k, "
                                             "or take fewer rounds than 128x64 ones (small_vs_medium_rounds), or a "
