@@ -366,6 +366,13 @@ void release_workspace();
 void register_fp8_benchmarks(const Options& opt);
 void print_fp8_summary(const Options& opt);
 void release_fp8_workspace();
+// FP8 data as those rows fill it (device, on the default stream): e4m3 values over nine binades, and
+// positive scales in (2^-7, 2^-6) that keep C far inside bf16's range.
+void fill_fp8(__nv_fp8_e4m3* p, std::size_t n, std::uint64_t seed);
+void fill_fp8_scales(float* p, std::size_t n, std::uint64_t seed);
+// gemm::gemm<__nv_fp8_e4m3, Tuned> of those rows: C (m x n, bf16) = A (m x k) B^T (B stored n x k).
+gemm::Status tuned_fp8_nt(int m, int n, int k, const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, __nv_bfloat16* C,
+                          const gemm::Scales& scales);
 
 // The grouped rows (grouped_bench.cu): grouped/bf16/<contiguous|masked>/<workload> beside cuBLAS's
 // grouped GEMM and one dense call; their markdown table after the run; their buffers.

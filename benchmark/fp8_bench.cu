@@ -433,4 +433,15 @@ void print_fp8_summary(const Options& opt) {
 
 void release_fp8_workspace() { g_fp8_workspace.reset(); }
 
+void fill_fp8(__nv_fp8_e4m3* p, std::size_t n, std::uint64_t seed) {
+  fill_fp8_kernel<<<fill_grid(n), 256>>>(p, n, seed);
+}
+void fill_fp8_scales(float* p, std::size_t n, std::uint64_t seed) {
+  fill_scales_kernel<<<fill_grid(n), 256>>>(p, n, seed);
+}
+gemm::Status tuned_fp8_nt(int m, int n, int k, const __nv_fp8_e4m3* A, const __nv_fp8_e4m3* B, __nv_bfloat16* C,
+                          const gemm::Scales& scales) {
+  return ours<gemm::preset::Tuned>(Shape{m, n, k}, A, B, C, scales, false);
+}
+
 }  // namespace gemm_bench

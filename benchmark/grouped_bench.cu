@@ -33,7 +33,17 @@
 //   pct_hbm        decode rows: 100 * (weights of the experts with tokens + A + C) / time, over the
 //                  device's HBM bandwidth (memory clock x bus width x 2)
 //   cublas_TFLOPS, dense_TFLOPS, max_rel_diff (against cuBLAS), batch
+//
+// FP8 rows grouped/<fp8_block|fp8_tensor>/<contiguous|masked>/<workload> (DeepSeek-V3's up and down,
+// and its masked decode, in block scales): e4m3 tokens and weights (fill_fp8), C bf16, the scales of
+// the mode in the grouped layouts (grouped.cuh). Checked first at 4096 sampled elements against fp32
+// sums of the dequantized products on the device (max difference within 2^-7 of the largest). cuBLAS
+// has no grouped FP8 GEMM, so no pct_cublas: pct_dense is against our dense FP8 call
+// (gemm::gemm<__nv_fp8_e4m3>, Tuned, the same mode) of all the tokens against one weight, and
+// pct_cublaslt_dense (cublaslt_dense_TFLOPS) against cuBLASLt's dense FP8 call in the same mode over
+// the same tokens, each timed just before ours.
 #include "bench_common.cuh"
+#include "cublaslt_fp8.cuh"
 
 #include <benchmark/benchmark.h>
 
@@ -69,11 +79,14 @@ struct GroupedRecord {
   Workload w;
   bool masked = false;
   bool list = false;
+  bool fp8 = false;  // e4m3 with scales of `mode` (the FP8 rows)
+  gemm::ScaleMode mode = gemm::ScaleMode::Block;
   int max_rows = 0;
   std::string error, cublas_note, routing;
   double tokens = 0, flops = 0, bytes = 0;
   double ours_s = std::nan(""), cublas_s = std::nan(""), dense_s = std::nan("");
   double pct_cublas = std::nan(""), pct_dense = std::nan(""), pct_hbm = std::nan(""), diff = std::nan("");
+  double lt_s = std::nan(""), pct_lt = std::nan("");  // FP8: cuBLASLt's dense call in the same mode
   bool decode() const { return w.most > 0; }
 };
 
@@ -319,6 +332,17 @@ std::string gemm_error(const char* what, gemm::Status st) {
   return e;
 }
 
+// A launch for time_launches: a call that returns a gemm::Status, its failure named `what`.
+template <class Call>
+auto gemm_launch(Call call, const char* what) {
+  return [call, what](std::string* e) {
+    const gemm::Status st = call();
+    if (st == gemm::Status::Success) return true;
+    *e = gemm_error(what, st);
+    return false;
+  };
+}
+
 // The device's HBM bandwidth in bytes/s: memory clock (kHz) x bus width (bits) / 8 x 2 (double data rate).
 double hbm_bytes_per_s() {
   static double bw = -1;
@@ -331,6 +355,63 @@ double hbm_bytes_per_s() {
     bw = double(clock_khz) * 1e3 * (bus_bits / 8.0) * 2.0;
   }
   return bw;
+}
+
+// The timed part of a row: per iteration a batch of the baseline `other` (cuBLAS's grouped call, or
+// cuBLASLt's dense one; dropped from the iteration it fails, its error in r->cublas_note), a batch of
+// the dense call and a batch of ours, back to back, so that clock drift affects each ratio's two sides
+// alike. Sets r's times and ratios to dense; the baseline's median time and ratio go to *other_s and
+// *pct_other (NaN without it). Returns the batch of ours, or 0 where the row failed (r->error says why).
+template <class Ours, class Dense, class Other>
+int time_row(benchmark::State& state, GroupedRecord* r, const Options* opt, Ours&& launch_ours, Dense&& launch_dense,
+             Other&& launch_other, bool with_other, double* other_s, double* pct_other) {
+  auto fail = [&](const std::string& msg) {
+    if (r->error.empty()) r->error = r->name + ": " + msg;
+    state.SkipWithError(r->error.c_str());
+    return 0;
+  };
+  std::string err;
+  const double target_s = opt->batch_ms * 1e-3;
+  const int batch = calibrate_launches(target_s, launch_ours, &err);
+  if (!err.empty()) return fail(err);
+  const int dense_batch = calibrate_launches(target_s, launch_dense, &err);
+  if (!err.empty()) return fail(err);
+  int other_batch = with_other ? calibrate_launches(target_s, launch_other, &err) : 0;
+  if (!err.empty()) r->cublas_note = err, err.clear(), other_batch = 0;
+
+  std::vector<double> ours_t, dense_t, other_t, pct_o, pct_d;
+  for (auto _ : state) {
+    double o = std::nan("");
+    if (other_batch > 0) {
+      o = time_launches(other_batch, launch_other, &err) / other_batch;
+      if (!err.empty()) r->cublas_note = err, err.clear(), other_batch = 0, o = std::nan("");
+    }
+    const double d = time_launches(dense_batch, launch_dense, &err) / dense_batch;
+    if (!err.empty()) return fail(err);
+    const double t = time_launches(batch, launch_ours, &err) / batch;
+    if (!err.empty()) return fail(err);
+    ours_t.push_back(t);
+    dense_t.push_back(d);
+    pct_d.push_back(100.0 * d / t);
+    if (!std::isnan(o)) other_t.push_back(o), pct_o.push_back(100.0 * o / t);
+    state.SetIterationTime(t);
+  }
+  if (const gemm::Status st = gemm::grouped_status(); st != gemm::Status::Success)
+    return fail(std::string(gemm::to_string(st)) + " after the timed calls");
+  r->ours_s = median(ours_t);
+  r->dense_s = median(dense_t);
+  r->pct_dense = median(pct_d);
+  *other_s = pct_o.empty() ? std::nan("") : median(other_t);
+  *pct_other = pct_o.empty() ? std::nan("") : median(pct_o);
+  state.counters["TFLOPS"] = r->flops / r->ours_s * 1e-12;
+  state.counters["dense_TFLOPS"] = r->flops / r->dense_s * 1e-12;
+  state.counters["pct_dense"] = r->pct_dense;
+  if (r->decode() && hbm_bytes_per_s() > 0) {
+    r->pct_hbm = 100.0 * r->bytes / r->ours_s / hbm_bytes_per_s();
+    state.counters["pct_hbm"] = r->pct_hbm;
+  }
+  state.counters["batch"] = batch;
+  return batch;
 }
 
 void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* opt) {
@@ -376,78 +457,260 @@ void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* o
       }
     }
 
-    std::string err;
-    auto launch_ours = [&](std::string* e) {
-      const gemm::Status st = ws.ours(r->list);
-      if (st == gemm::Status::Success) return true;
-      *e = gemm_error("the grouped call", st);
-      return false;
-    };
-    auto launch_dense = [&](std::string* e) {
-      const gemm::Status st = ws.dense();
-      if (st == gemm::Status::Success) return true;
-      *e = gemm_error("the dense call", st);
-      return false;
-    };
+    auto launch_ours = gemm_launch([&] { return ws.ours(r->list); }, "the grouped call");
+    auto launch_dense = gemm_launch([&] { return ws.dense(); }, "the dense call");
     auto launch_cublas = [&](std::string* e) {
       const cublasStatus_t st = ws.cublas.run();
       if (st == CUBLAS_STATUS_SUCCESS) return true;
       *e = std::string("cublasGemmGroupedBatchedEx returned ") + cublasGetStatusName(st);
       return false;
     };
-    const double target_s = opt->batch_ms * 1e-3;
-    const int batch = calibrate_launches(target_s, launch_ours, &err);
-    if (!err.empty()) return fail(r->name + ": " + err);
-    const int dense_batch = calibrate_launches(target_s, launch_dense, &err);
-    if (!err.empty()) return fail(r->name + ": " + err);
-    int cublas_batch = with_cublas ? calibrate_launches(target_s, launch_cublas, &err) : 0;
-    if (!err.empty()) r->cublas_note = err, err.clear(), cublas_batch = 0;
-
-    std::vector<double> ours_t, dense_t, cublas_t, pct_c, pct_d;
-    for (auto _ : state) {
-      double c = std::nan("");
-      if (cublas_batch > 0) {
-        c = time_launches(cublas_batch, launch_cublas, &err) / cublas_batch;
-        if (!err.empty()) r->cublas_note = err, err.clear(), cublas_batch = 0, c = std::nan("");
-      }
-      const double d = time_launches(dense_batch, launch_dense, &err) / dense_batch;
-      if (!err.empty()) {
-        fail(r->name + ": " + err);
-        break;
-      }
-      const double t = time_launches(batch, launch_ours, &err) / batch;
-      if (!err.empty()) {
-        fail(r->name + ": " + err);
-        break;
-      }
-      ours_t.push_back(t);
-      dense_t.push_back(d);
-      pct_d.push_back(100.0 * d / t);
-      if (!std::isnan(c)) cublas_t.push_back(c), pct_c.push_back(100.0 * c / t);
-      state.SetIterationTime(t);
-    }
-    if (!r->error.empty()) return;
-    if (const gemm::Status st = gemm::grouped_status(); st != gemm::Status::Success)
-      return fail(r->name + ": " + gemm::to_string(st) + " after the timed calls");
-
-    r->ours_s = median(ours_t);
-    r->dense_s = median(dense_t);
-    r->pct_dense = median(pct_d);
-    state.counters["TFLOPS"] = r->flops / r->ours_s * 1e-12;
-    state.counters["dense_TFLOPS"] = r->flops / r->dense_s * 1e-12;
-    state.counters["pct_dense"] = r->pct_dense;
-    if (!pct_c.empty()) {
-      r->cublas_s = median(cublas_t);
-      r->pct_cublas = median(pct_c);
+    if (time_row(state, r, opt, launch_ours, launch_dense, launch_cublas, with_cublas, &r->cublas_s,
+                 &r->pct_cublas) == 0)
+      return;
+    if (!std::isnan(r->pct_cublas)) {
       state.counters["cublas_TFLOPS"] = r->flops / r->cublas_s * 1e-12;
       state.counters["pct_cublas"] = r->pct_cublas;
     }
-    if (r->decode() && hbm_bytes_per_s() > 0) {
-      r->pct_hbm = 100.0 * r->bytes / r->ours_s / hbm_bytes_per_s();
-      state.counters["pct_hbm"] = r->pct_hbm;
-    }
     if (!std::isnan(r->diff)) state.counters["max_rel_diff"] = r->diff;
-    state.counters["batch"] = batch;
+    state.SetLabel(r->cublas_note.empty() ? r->routing : r->routing + " | " + r->cublas_note);
+  } catch (const std::exception& e) {
+    fail(r->name + ": " + e.what());
+  }
+}
+
+// ===========================================================================
+// FP8 rows
+// ===========================================================================
+using fp8 = __nv_fp8_e4m3;
+
+// One thread per sampled element of C: the fp32 sum of the dequantized products of its row of A and
+// its group's weight, with the grouped layouts of the scales (grouped.cuh).
+__global__ void fp8_grouped_sample_kernel(const fp8* A, const fp8* B, const float* sa, const float* sb,
+                                          gemm::ScaleMode mode, const int* s_group, const int* s_row,
+                                          const int* s_col, int samples, bool masked, int max_rows, int n, int k,
+                                          long long stride_a, long long stride_b, float* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= samples) return;
+  const int g = s_group[i], r = s_row[i], j = s_col[i];
+  const long long kb_n = (k + 127) / 128, nb_n = (n + 127) / 128;
+  const fp8* a = A + (masked ? g * stride_a : 0) + static_cast<long long>(r) * k;
+  const fp8* b = B + g * stride_b + static_cast<long long>(j) * k;
+  float sum = 0;
+  for (int p = 0; p < k; ++p) {
+    float s = 1;
+    if (mode == gemm::ScaleMode::Tensor) {
+      s = sa[0] * sb[g];
+    } else {  // Block (the rows benchmarked)
+      const long long kb = p / 128;
+      const float s_a = masked ? sa[(g * kb_n + kb) * max_rows + r] : sa[kb * max_rows + r];
+      s = s_a * sb[(g * nb_n + j / 128) * kb_n + kb];
+    }
+    sum += static_cast<float>(a[p]) * static_cast<float>(b[p]) * s;
+  }
+  out[i] = sum;
+}
+
+// The buffers of an FP8 row: e4m3 tokens and weights, the scales of the mode in the grouped layouts,
+// C, the dense calls' C, and cuBLASLt's dense call prepared in the same mode.
+struct Fp8GroupedWorkspace {
+  std::string key;
+  Workload w;
+  bool masked = false;
+  gemm::ScaleMode mode = gemm::ScaleMode::Block;
+  int max_rows = 0, tokens = 0, with_tokens = 0;
+  std::vector<int> counts, host_rows;
+  long long stride_a = 0, stride_b = 0, stride_c = 0, na = 0, nb = 0;
+  std::size_t a_elems = 0, b_elems = 0, c_elems = 0;
+  fp8 *A = nullptr, *B = nullptr;
+  bf16 *C = nullptr, *C_dense = nullptr;
+  float *sa = nullptr, *sb = nullptr;
+  int* rows = nullptr;
+  CublasLtFp8<bf16> lt;
+  bool lt_ready = false;
+
+  Fp8GroupedWorkspace(const Workload& wl, bool is_masked, int slot, gemm::ScaleMode m)
+      : w(wl), masked(is_masked), mode(m) {
+    counts = route_of(w);
+    tokens = std::accumulate(counts.begin(), counts.end(), 0);
+    for (int c : counts) with_tokens += c > 0;
+    max_rows = masked ? slot : tokens;
+    const int e = w.experts;
+    stride_a = masked ? static_cast<long long>(max_rows) * w.k : 0;
+    stride_b = static_cast<long long>(w.n) * w.k;
+    stride_c = masked ? static_cast<long long>(max_rows) * w.n : 0;
+    a_elems = std::size_t(masked ? e : 1) * max_rows * w.k;
+    b_elems = std::size_t(e) * stride_b;
+    c_elems = std::size_t(masked ? e : 1) * max_rows * w.n;
+    const int a_rows = (masked ? e : 1) * max_rows;
+    na = gemm::Scales::needed_a(mode, a_rows, w.k);
+    nb = e * gemm::Scales::needed_b(mode, w.n, w.k);
+    try {
+      GEMM_BENCH_CUDA(cudaMalloc(&A, a_elems));
+      GEMM_BENCH_CUDA(cudaMalloc(&B, b_elems));
+      GEMM_BENCH_CUDA(cudaMalloc(&C, c_elems * sizeof(bf16)));
+      GEMM_BENCH_CUDA(cudaMalloc(&C_dense, c_elems * sizeof(bf16)));
+      GEMM_BENCH_CUDA(cudaMalloc(&sa, na * sizeof(float)));
+      GEMM_BENCH_CUDA(cudaMalloc(&sb, nb * sizeof(float)));
+      GEMM_BENCH_CUDA(cudaMalloc(&rows, (e + 1) * sizeof(int)));
+      const std::uint64_t seed = splitmix64((std::uint64_t(0xF8) << 56) ^ (std::uint64_t(w.n) << 20) ^ w.k);
+      fill_fp8(A, a_elems, seed);
+      fill_fp8(B, b_elems, splitmix64(seed));
+      fill_fp8_scales(sa, na, splitmix64(seed + 1));
+      fill_fp8_scales(sb, nb, splitmix64(seed + 2));
+      host_rows = counts;
+      if (!masked) {
+        host_rows.assign(e + 1, 0);
+        for (int g = 0; g < e; ++g) host_rows[g + 1] = host_rows[g] + counts[g];
+      }
+      GEMM_BENCH_CUDA(cudaMemcpy(rows, host_rows.data(), host_rows.size() * sizeof(int), cudaMemcpyHostToDevice));
+      if (lt.prepare(tokens, w.n, w.k, w.k, w.k, w.n, dense_scales()) == LtStatus::CudaError) throw Error(lt.message());
+      lt_ready = lt.ready();
+      GEMM_BENCH_CUDA(cudaDeviceSynchronize());
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~Fp8GroupedWorkspace() { release(); }
+  void release() {
+    for (void* p : {static_cast<void*>(A), static_cast<void*>(B), static_cast<void*>(C), static_cast<void*>(C_dense),
+                    static_cast<void*>(sa), static_cast<void*>(sb), static_cast<void*>(rows)})
+      if (p) cudaFree(p);
+    A = B = nullptr;
+    C = C_dense = nullptr;
+    sa = sb = nullptr;
+    rows = nullptr;
+  }
+
+  gemm::Scales scales() const {
+    gemm::Scales s = mode == gemm::ScaleMode::Tensor ? gemm::Scales::tensor(sa, sb) : gemm::Scales::block(sa, na, sb, nb);
+    s.b_count = nb;  // (per tensor: one per weight)
+    return s;
+  }
+  // The dense calls' scales: all the tokens' (the first `tokens` rows of A's) and expert 0's weight's.
+  gemm::Scales dense_scales() const {
+    if (mode == gemm::ScaleMode::Tensor) return gemm::Scales::tensor(sa, sb);
+    return gemm::Scales::block(sa, gemm::Scales::needed_a(mode, tokens, w.k), sb,
+                               gemm::Scales::needed_b(mode, w.n, w.k));
+  }
+  gemm::Status ours() const {
+    if (!masked)
+      return gemm::gemm_grouped_contiguous<fp8>(gemm::Op::T, w.experts, max_rows, w.n, w.k, 1.0f, A, w.k, B, w.k,
+                                                stride_b, 0.0f, C, w.n, rows, scales(), 0);
+    return gemm::gemm_grouped_masked<fp8>(gemm::Op::T, w.experts, max_rows, w.n, w.k, 1.0f, A, w.k, stride_a, B, w.k,
+                                          stride_b, 0.0f, C, w.n, stride_c, rows, scales(), 0);
+  }
+  gemm::Status dense() const { return tuned_fp8_nt(tokens, w.n, w.k, A, B, C_dense, dense_scales()); }
+
+  // Our C at 4096 sampled elements of the groups' rows against fp32 sums on the device: max |C -
+  // ref| / max |ref|.
+  double sampled_difference() const {
+    std::mt19937_64 g(0x5A);
+    std::vector<int> sg, sr, sc;
+    for (int i = 0; i < 4096; ++i) {
+      int e = 0;
+      do e = static_cast<int>(g() % w.experts); while (counts[e] == 0);
+      const int first = masked ? 0 : host_rows[e];
+      sg.push_back(e);
+      sr.push_back(first + static_cast<int>(g() % counts[e]));
+      sc.push_back(static_cast<int>(g() % w.n));
+    }
+    const int n_s = static_cast<int>(sg.size());
+    int* d = nullptr;
+    float* ref = nullptr;
+    GEMM_BENCH_CUDA(cudaMalloc(&d, 3 * n_s * sizeof(int)));
+    GEMM_BENCH_CUDA(cudaMalloc(&ref, n_s * sizeof(float)));
+    GEMM_BENCH_CUDA(cudaMemcpy(d, sg.data(), n_s * sizeof(int), cudaMemcpyHostToDevice));
+    GEMM_BENCH_CUDA(cudaMemcpy(d + n_s, sr.data(), n_s * sizeof(int), cudaMemcpyHostToDevice));
+    GEMM_BENCH_CUDA(cudaMemcpy(d + 2 * n_s, sc.data(), n_s * sizeof(int), cudaMemcpyHostToDevice));
+    fp8_grouped_sample_kernel<<<(n_s + 127) / 128, 128>>>(A, B, sa, sb, mode, d, d + n_s, d + 2 * n_s, n_s, masked,
+                                                          max_rows, w.n, w.k, stride_a, stride_b, ref);
+    std::vector<float> want(n_s);
+    std::vector<bf16> c(c_elems);
+    GEMM_BENCH_CUDA(cudaMemcpy(want.data(), ref, n_s * sizeof(float), cudaMemcpyDeviceToHost));
+    GEMM_BENCH_CUDA(cudaMemcpy(c.data(), C, c_elems * sizeof(bf16), cudaMemcpyDeviceToHost));
+    cudaFree(d);
+    cudaFree(ref);
+    double most = 0, worst = 0;
+    for (int i = 0; i < n_s; ++i) {
+      const std::size_t at = (masked ? std::size_t(sg[i]) * stride_c : 0) + std::size_t(sr[i]) * w.n + sc[i];
+      const double got = __bfloat162float(c[at]);
+      if (!std::isfinite(got)) return INFINITY;
+      most = std::max(most, std::fabs(double(want[i])));
+      worst = std::max(worst, std::fabs(got - want[i]));
+    }
+    return most > 0 ? worst / most : INFINITY;
+  }
+
+  std::string routing() const {
+    int lo = 0, hi = 0;
+    bool any = false;
+    for (int c : counts)
+      if (c > 0) lo = any ? std::min(lo, c) : c, hi = std::max(hi, c), any = true;
+    return fmt("%d experts (%d empty), %d tokens, %d..%d an expert%s, %s scales", w.experts, w.experts - with_tokens,
+               tokens, lo, hi, masked ? fmt(", slots of %d rows", max_rows).c_str() : "", gemm::to_string(mode));
+  }
+};
+
+std::unique_ptr<Fp8GroupedWorkspace> g_fp8_grouped_workspace;
+
+Fp8GroupedWorkspace& fp8_grouped_workspace(const GroupedRecord& r) {
+  const std::string key = r.w.name + (r.masked ? fmt("/masked%d", r.max_rows) : std::string()) + "/" +
+                          gemm::to_string(r.mode);
+  if (!g_fp8_grouped_workspace || g_fp8_grouped_workspace->key != key) {
+    g_fp8_grouped_workspace.reset();
+    g_grouped_workspace.reset();
+    release_workspace();
+    release_fp8_workspace();
+    g_fp8_grouped_workspace = std::make_unique<Fp8GroupedWorkspace>(r.w, r.masked, r.max_rows, r.mode);
+    g_fp8_grouped_workspace->key = key;
+  }
+  return *g_fp8_grouped_workspace;
+}
+
+// An FP8 row: checked at sampled elements, then ours, our dense FP8 call and cuBLASLt's timed back to
+// back per iteration. cuBLAS has no grouped FP8 GEMM (cublasGemmGroupedBatchedEx takes 16- and 32-bit
+// types): the baselines are the dense calls over the same tokens against one weight.
+void run_fp8_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* opt) {
+  auto fail = [&](const std::string& msg) {
+    if (r->error.empty()) r->error = msg;
+    state.SkipWithError(r->error.c_str());
+  };
+  if (!r->error.empty()) return fail(r->error);
+  std::string why;
+  if (!sm90_device("FP8 grouped GEMM needs an sm_90 GPU", &why)) return fail(r->name + ": " + why);
+  try {
+    Fp8GroupedWorkspace& ws = fp8_grouped_workspace(*r);
+    const Workload& w = ws.w;
+    r->routing = ws.routing();
+    r->tokens = ws.tokens;
+    r->flops = 2.0 * ws.tokens * double(w.n) * w.k;
+    r->bytes = double(ws.with_tokens) * w.n * w.k + double(ws.tokens) * w.k + double(ws.tokens) * w.n * sizeof(bf16);
+    GEMM_BENCH_CUDA(cudaMemset(ws.C, 0, ws.c_elems * sizeof(bf16)));
+    if (const gemm::Status st = ws.ours(); st != gemm::Status::Success)
+      return fail(r->name + ": " + gemm_error("the grouped call", st));
+    if (const gemm::Status st = gemm::grouped_status(); st != gemm::Status::Success)
+      return fail(r->name + ": " + gemm::to_string(st) + " after a call with the routing's own offsets");
+    r->diff = ws.sampled_difference();
+    // (FP8 inputs, fp32 sums in another order, one bf16 rounding: 2^-7 of the largest element bounds it.)
+    if (!(r->diff <= 1.0 / 128))
+      return fail(r->name + fmt(": wrong result: max difference %.3e of the largest sampled element", r->diff));
+
+    auto launch_ours = gemm_launch([&] { return ws.ours(); }, "the grouped call");
+    auto launch_dense = gemm_launch([&] { return ws.dense(); }, "the dense call");
+    auto launch_lt = [&](std::string* e) {
+      if (ws.lt.run(ws.A, ws.B, ws.C_dense) == LtStatus::Success) return true;
+      *e = ws.lt.message();
+      return false;
+    };
+    if (!ws.lt_ready) r->cublas_note = "cuBLASLt: " + ws.lt.message();
+    if (time_row(state, r, opt, launch_ours, launch_dense, launch_lt, ws.lt_ready, &r->lt_s, &r->pct_lt) == 0) return;
+    if (!std::isnan(r->pct_lt)) {
+      state.counters["cublaslt_dense_TFLOPS"] = r->flops / r->lt_s * 1e-12;
+      state.counters["pct_cublaslt_dense"] = r->pct_lt;
+    }
+    state.counters["max_rel_diff"] = r->diff;
     state.SetLabel(r->cublas_note.empty() ? r->routing : r->routing + " | " + r->cublas_note);
   } catch (const std::exception& e) {
     fail(r->name + ": " + e.what());
@@ -486,16 +749,24 @@ void register_grouped_benchmarks(const Options& opt) {
                               {"deepseek-up", 256, 32768, 4096, 7168}, {"deepseek-down", 256, 32768, 7168, 2048},
                               {"qwen3-up", 128, 65536, 1536, 2048}};
   const Workload decode{"deepseek-decode-down", 256, 0, 7168, 2048, 32};
-  const auto add = [&](const Workload& w, bool masked, int max_rows, const std::string& label, bool list = false) {
+  const auto add = [&](const Workload& w, bool masked, int max_rows, const std::string& label, bool list = false,
+                       const char* fp8_mode = nullptr) {
     auto r = std::make_unique<GroupedRecord>();
-    r->name = std::string("grouped/bf16/") + (list ? "list/" : masked ? "masked/" : "contiguous/") + label;
+    const std::string type = fp8_mode ? std::string("fp8_") + fp8_mode : std::string("bf16");
+    r->name = "grouped/" + type + "/" + (list ? "list/" : masked ? "masked/" : "contiguous/") + label;
     r->w = w;
     r->masked = masked;
     r->list = list;
+    r->fp8 = fp8_mode != nullptr;
+    r->mode = fp8_mode && std::string(fp8_mode) == "tensor" ? gemm::ScaleMode::Tensor : gemm::ScaleMode::Block;
     r->max_rows = max_rows;
     GroupedRecord* rp = r.get();
     grouped_records().push_back(std::move(r));
-    benchmark::RegisterBenchmark(rp->name.c_str(), [rp, &opt](benchmark::State& st) { run_grouped_row(st, rp, &opt); })
+    benchmark::RegisterBenchmark(rp->name.c_str(),
+                                 [rp, &opt](benchmark::State& st) {
+                                   if (rp->fp8) run_fp8_grouped_row(st, rp, &opt);
+                                   else run_grouped_row(st, rp, &opt);
+                                 })
         ->UseManualTime()
         ->Iterations(std::max(1, opt.repetitions))
         ->Unit(benchmark::kMicrosecond);
@@ -508,6 +779,12 @@ void register_grouped_benchmarks(const Options& opt) {
   add(decode, true, 64, decode.name + "-max64");
   add(decode, false, 0, decode.name);
   add(decode, false, 0, decode.name, true);
+  // FP8 (e4m3, C bf16): DeepSeek-V3's experts with its 1x128 / 128x128 block scales, and per tensor.
+  for (const Workload& w : {prefill[2], prefill[3]}) {
+    add(w, false, 0, w.name, false, "block");
+    add(w, false, 0, w.name, false, "tensor");
+  }
+  add(decode, true, 32, decode.name + "-max32", false, "block");
   benchmark::AddCustomContext("cublas_grouped",
                               "cublasGemmGroupedBatchedEx, CUBLAS_COMPUTE_32F, A/B/C CUDA_R_16BF, sizes and pointer "
                               "arrays built on the host from the routing, experts of equal token counts in one group");
@@ -518,7 +795,7 @@ void print_grouped_summary(const Options& opt) {
   for (const auto& r : grouped_records())
     if (!std::isnan(r->ours_s) || !r->error.empty()) rows.push_back(r.get());
   if (rows.empty()) return;
-  std::printf("\n## gemm_bench grouped rows (%s; bf16; median of %d paired iterations; %% of cuBLAS = cuBLAS grouped "
+  std::printf("\n## gemm_bench grouped rows (%s; bf16, and e4m3 with C bf16 where the form says fp8; median of %d paired iterations; %% of cuBLAS = cuBLAS grouped "
               "GEMM's time / ours, %% of dense = one dense gemm::gemm of as many tokens against one weight / ours, "
               "each timed just before ours)\n\n",
               device_summary().c_str(), std::max(1, opt.repetitions));
@@ -537,8 +814,13 @@ void print_grouped_summary(const Options& opt) {
       pct_d = fmt("%.1f%%", r->pct_dense);
       if (!std::isnan(r->pct_hbm)) hbm = fmt("%.1f%%", r->pct_hbm);
     }
-    std::printf("| %s | %s | %dx%d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                r->list ? "list" : r->masked ? "masked" : "contiguous",
+    if (r->fp8 && r->error.empty())
+      note = fmt("cuBLASLt dense %s: %s", gemm::to_string(r->mode),
+                 std::isnan(r->pct_lt) ? r->cublas_note.c_str()
+                                       : fmt("%.1f TFLOP/s, ours %.1f%% of it", r->flops / r->lt_s * 1e-12, r->pct_lt).c_str());
+    const std::string form = std::string(r->fp8 ? (r->mode == gemm::ScaleMode::Tensor ? "fp8 tensor " : "fp8 block ") : "") +
+                             (r->list ? "list" : r->masked ? "masked" : "contiguous");
+    std::printf("| %s | %s | %dx%d | %s | %s | %s | %s | %s | %s | %s | %s |\n", form.c_str(),
                 r->name.substr(r->name.rfind('/') + 1).c_str(), r->w.n, r->w.k, r->routing.c_str(), ours.c_str(),
                 theirs.c_str(), pct.c_str(), dense.c_str(), pct_d.c_str(), hbm.c_str(), note.c_str());
   }
@@ -546,6 +828,9 @@ void print_grouped_summary(const Options& opt) {
   std::fflush(stdout);
 }
 
-void release_grouped_workspace() { g_grouped_workspace.reset(); }
+void release_grouped_workspace() {
+  g_grouped_workspace.reset();
+  g_fp8_grouped_workspace.reset();
+}
 
 }  // namespace gemm_bench

@@ -16,7 +16,19 @@
 //     counts[g] rows are computed (counts: groups ints in device memory), the others never touched.
 //
 // C = alpha * A_g * op(B_g) + beta * C over each group's rows. T: __nv_bfloat16 or __half, C in T or
-// float; sm_90 (the persistent wgmma kernel with a grouped tile scheduler: empty groups cost nothing).
+// float; or FP8 (__nv_fp8_e4m3, __nv_fp8_e5m2) with B stored n x k (op_b T), C in bf16, fp16, float or
+// FP8; sm_90 (the persistent wgmma kernel with a grouped tile scheduler: empty groups cost nothing).
+//
+// FP8 scales (scales.cuh; a gemm::Scales after the offsets or counts) are laid out as those of one
+// call whose A is all of A's rows (contiguous: total_rows; masked: groups x max_rows, entry g's rows
+// from g max_rows), and of one B per group, each group's after the one before:
+//   Tensor   a: 1 float;                              b: groups floats (one per weight)
+//   Rowwise  a: one float per row of A;               b: groups x n
+//   Block    a: ceil(k / 128) x rows of A, a[kb * rows + r] (rows: total_rows, or max_rows within each
+//               of the groups entries of a masked call, entry g at g ceil(k / 128) max_rows);
+//            b: groups x ceil(n / 128) x ceil(k / 128)
+// (DeepSeek-V3's contiguous and masked layouts.) Grouped FP8 calls promote every 128 k (the default);
+// a D scale and amax (Scales::output) apply over every group (amax: the largest of all of them).
 // Everything the host can see is checked before any launch (sizes, leading dimensions, strides that
 // keep entries apart, null and misaligned pointers: A and B as TMA reads them, rows of whole 16
 // bytes). Offsets and counts on the device cannot be checked there: the kernels clamp them into the
@@ -24,10 +36,13 @@
 // buffers is read or written, and set a flag that gemm::grouped_status() turns into
 // Status::InvalidGroupRows (the first call of a process allocates that flag: make it before capturing).
 #include <cuda_runtime.h>
+#include <climits>
 #include "args.cuh"
 #include "detail/batch.cuh"
 #include "detail/launch.cuh"
+#include "epilogue.cuh"
 #include "grouped_args.cuh"
+#include "scales.cuh"
 #include "status.cuh"
 #include "tuned.cuh"
 #include "types.cuh"
@@ -75,34 +90,70 @@ __global__ void grouped_scale_c_kernel(const Args args) {
   if (gb >= args.batch) return;
   const int g = static_cast<int>(gb);
   if (blockIdx.x == 0 && threadIdx.x == 0 && !args.group_in_range(g)) atomicOr(args.error, 1u);
-  if (args.beta == 1) return;
-  const int rows = args.group_rows(g);
-  const long long begin = args.group_begin(g);
-  Out* c = args.form == GroupedForm::Masked ? args.C + g * args.stride_c : args.C + begin * args.ldc;
-  const long long total = static_cast<long long>(rows) * args.n;
+  if (args.beta == 1 && !has_epilogue<Args>) return;
+  const auto entry = args.entry(g);  // (C at the group's first row, its bias)
+  const auto& epi = epilogue_of(entry);
+  const long long total = static_cast<long long>(entry.m) * args.n;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    Out* p = c + (i / args.n) * args.ldc + i % args.n;
-    *p = convert<Out>(args.beta == 0 ? 0.0f : args.beta * convert<float>(*p));
+    const int row = static_cast<int>(i / args.n), col = static_cast<int>(i % args.n);
+    Out* p = entry.C + static_cast<long long>(row) * args.ldc + col;
+    *p = convert<Out>(epi(args.beta == 0 ? 0.0f : args.beta * convert<float>(*p), row, col));
   }
 }
 
-template <class T, class Out>
-Status run_grouped(GroupedArgs<storage_t<T>, Out> args, cudaStream_t stream) {
-  static_assert(is_16bit<T> && (std::is_same_v<Out, T> || std::is_same_v<Out, float>),
-                "gemm grouped: T is __nv_bfloat16 or __half, C holds T or float.");
+// FP8 scales of a grouped call (see the header): A's as a single call's over all of A's rows
+// (contiguous: total_rows; masked: groups entries of max_rows), B's one weight's worth per group.
+// D scale, amax and FP8 C need beta = 0, as for a single call.
+template <class Args>
+Status check_grouped_scales(const Args& args, const Scales& scales) {
+  if (scales.scales_output() && args.beta != 0) return Status::InvalidOutputScaling;
+  if (args.batch == 0 || args.max_rows() == 0 || args.n == 0 || !reads_ab(args)) return Status::Success;
+  const long long a_rows =
+      args.form == GroupedForm::Masked ? static_cast<long long>(args.batch) * args.max_rows() : args.max_rows();
+  if (a_rows > INT_MAX) return Status::ScaleSizeMismatch;  // (more rows than one call's scales can count)
+  // b_count >= groups * needed  <=>  b_count / groups >= needed (whole numbers): one weight's check.
+  Scales one = scales;
+  one.b_count = scales.b_count / args.batch;
+  if (Status s = validate_scales(one, static_cast<int>(a_rows), args.n, args.k); s != Status::Success) return s;
+  // (The grouped kernel promotes every stage: other spans of Scales::promote_every are not compiled.)
+  if (scales.promote_k != kScaleBlock) return Status::UnsupportedPromotion;
+  return Status::Success;
+}
+
+// Every grouped call ends here. Args: GroupedArgs (with scales for an FP8 call that has them).
+template <class T, class Args>
+Status run_grouped(Args args, cudaStream_t stream) {
   using In = storage_t<T>;
+  using Out = typename Args::Output;
+  static_assert((is_16bit<T> && (std::is_same_v<Out, T> || std::is_same_v<Out, float>)) ||
+                    (is_fp8<T> && is_supported_output<T, Out>),
+                "gemm grouped: T is __nv_bfloat16 or __half with C in T or float, or __nv_fp8_e4m3 or "
+                "__nv_fp8_e5m2 with C in __nv_bfloat16, __half, float or FP8.");
+  static_assert(std::is_same_v<typename Args::Element, In>, "gemm grouped: A and B hold T.");
   const bool masked = args.form == GroupedForm::Masked;
   // The host's checks, in the order of the arguments (m is max_rows: every entry's, or all of A's).
+  // FP8 tensor cores read B only k-contiguous, and a grouped call copies nothing.
+  if (is_k_major_only<T> && args.op_b != Op::T) return Status::UnsupportedLayout;
   if (args.batch < 0) return Status::InvalidBatchCount;
   if (Status s = validate_sizes(args); s != Status::Success) return s;
+  if (is_fp8<Out> && args.beta != 0) return Status::InvalidOutputScaling;  // FP8 C is written only
   const int b_rows = args.op_b == Op::T ? args.n : args.k;
   if (masked && args.batch > 1 && args.stride_a < static_cast<long long>(args.max_rows()) * args.lda)
     return Status::InvalidStrideA;
   if (args.stride_b < 0) return Status::InvalidStrideB;
   if (masked && args.batch > 1 && args.stride_c < static_cast<long long>(args.max_rows()) * args.ldc)
     return Status::InvalidStrideC;
+  if constexpr (detail::has_scales<Args>) {
+    if (Status s = check_grouped_scales(args, args.scales); s != Status::Success) return s;
+  }
   if (args.batch == 0 || args.max_rows() == 0 || args.n == 0) return Status::Success;
+  if constexpr (has_epilogue<Args>) {
+    using Bias = std::remove_cv_t<std::remove_pointer_t<decltype(args.epilogue.bias)>>;
+    if (args.epilogue.bias_kind != BiasKind::None && args.epilogue.bias == nullptr) return Status::NullPointerBias;
+    if (args.epilogue.bias_kind != BiasKind::None && !aligned_to(args.epilogue.bias, alignof(Bias)))
+      return Status::MisalignedBias;
+  }
   if (args.rows == nullptr) return Status::NullPointerGroupRows;
   if (args.C == nullptr) return Status::NullPointerC;
   if (!aligned_to(args.C, alignof(Out))) return Status::MisalignedC;
@@ -121,32 +172,78 @@ Status run_grouped(GroupedArgs<storage_t<T>, Out> args, cudaStream_t stream) {
   if (Status s = query_device(dev); s != Status::Success) return s;
   if (dev.arch != 90) return Status::UnsupportedArchitecture;
   if (Status s = grouped_error_flag(dev.device, args.error); s != Status::Success) return s;
+  if constexpr (detail::has_scales<Args>) {  // amax starts at 0 on the stream; the kernels raise it
+    if (args.scales.amax != nullptr) {
+      if (Status s = cuda_status(cudaMemsetAsync(args.scales.amax, 0, sizeof(float), stream)); s != Status::Success)
+        return s;
+    }
+  }
   if (!product) {
     // Blocks along x over a group's rows, the groups along y and z (detail::Grid); launched for
     // beta == 1 too, to check the rows.
     const long long blocks = std::min<long long>(ceil_div(static_cast<long long>(args.max_rows()) * args.n, 256), 1024);
-    return launch_kernel<&grouped_scale_c_kernel<GroupedArgs<In, Out>>>(Grid(blocks, args.batch), 256, 0, stream, dev,
-                                                                        args);
+    return launch_kernel<&grouped_scale_c_kernel<Args>>(Grid(blocks, args.batch), 256, 0, stream, dev, args);
   }
-  // Wide tiles where n fills them, else 128 x 128.
+  // 16-bit: wide tiles where n fills them, else 128 x 128. FP8: 128 x 128, whose math warpgroups own
+  // 64 x 128 each and so can promote their sums (sm90/scaling.cuh).
   using Wide = preset::Tuned::Hopper;
   using Narrow = preset::Tuned::HopperMedium;
-  return args.n >= 256 ? Wide::template launch_grouped<T>(args, dev, stream)
-                       : Narrow::template launch_grouped<T>(args, dev, stream);
+  if constexpr (is_fp8<T>) return Narrow::template launch_grouped<T>(args, dev, stream);
+  else return args.n >= 256 ? Wide::template launch_grouped<T>(args, dev, stream)
+                            : Narrow::template launch_grouped<T>(args, dev, stream);
+}
+
+// The arguments of a grouped call of either form (Base: GroupedArgs' base, see grouped_args.cuh).
+template <class Base, class In, class Out>
+GroupedArgs<In, Out, Base> grouped_args(GroupedForm form, Op op_b, int groups, int max_rows, int n, int k, float alpha,
+                                        const In* A, int lda, long long stride_a, const In* B, int ldb,
+                                        long long stride_b, float beta, Out* C, int ldc, long long stride_c,
+                                        const int* rows) {
+  GroupedArgs<In, Out, Base> args;
+  args.m = max_rows, args.n = n, args.k = k, args.alpha = alpha, args.beta = beta;
+  args.A = A, args.lda = lda, args.B = B, args.ldb = ldb, args.C = C, args.ldc = ldc;
+  args.op_a = Op::N, args.op_b = op_b;
+  args.batch = groups, args.stride_a = stride_a, args.stride_b = stride_b, args.stride_c = stride_c;
+  args.form = form, args.rows = rows;
+  return args;
+}
+
+template <class In, class Out>
+using Plain = GemmArgs<In, Out, Batch::Strided>;
+template <class In, class Out, class Epi = NoEpilogue>
+using WithScales = ScaledArgs<In, Out, Epi>;
+template <class Act, class Bias>
+using GroupedFused = FusedEpilogue<Act, Bias, false>;
+
+template <class Out, class Bias>
+constexpr void check_grouped_bias() {
+  static_assert(std::is_same_v<Bias, float> || std::is_same_v<Bias, Out>,
+                "gemm::GroupedEpilogue<Act, Bias>: the bias holds float or C's type.");
 }
 
 }  // namespace detail
+
+// A grouped call's fused epilogue, applied in place: C = act(alpha * A_g op(B_g) + beta * C + bias)
+// over each group's rows (act: one of gemm::act's, or the caller's own, as for gemm::Epilogue). The
+// bias, of float or C's type in device memory: BiasKind::PerColumn, one vector of n per group (group
+// g's from bias + g n: a bias per expert); BiasKind::PerRow, one value per row of C (contiguous:
+// total_rows; masked: groups x max_rows, entry g's from bias + g max_rows).
+template <class Act = act::Identity, class Bias = float>
+struct GroupedEpilogue {
+  const Bias* bias = nullptr;
+  BiasKind bias_kind = BiasKind::None;
+  Act act = {};
+};
 
 template <class T, class Out>
 Status gemm_grouped_contiguous(Op op_b, int groups, int total_rows, int n, int k, scalar_t<T> alpha,
                                const storage_t<T>* A, int lda, const storage_t<T>* B, int ldb, long long stride_b,
                                scalar_t<T> beta, Out* C, int ldc, const int* offsets, cudaStream_t stream = 0) {
-  GroupedArgs<storage_t<T>, Out> args;
-  static_cast<GemmArgs<storage_t<T>, Out, Batch::Strided>&>(args) = {total_rows, n, k, alpha, A, lda, B, ldb, beta,
-                                                                     C, ldc, Op::N, op_b};
-  args.batch = groups, args.stride_a = 0, args.stride_b = stride_b, args.stride_c = 0;
-  args.form = GroupedForm::Contiguous, args.rows = offsets;
-  return detail::run_grouped<T, Out>(args, stream);
+  return detail::run_grouped<T>(
+      detail::grouped_args<detail::Plain<storage_t<T>, Out>>(GroupedForm::Contiguous, op_b, groups, total_rows, n, k,
+                                                              alpha, A, lda, 0, B, ldb, stride_b, beta, C, ldc, 0,
+                                                              offsets),
+      stream);
 }
 
 template <class T, class Out>
@@ -154,12 +251,94 @@ Status gemm_grouped_masked(Op op_b, int groups, int max_rows, int n, int k, scal
                            int lda, long long stride_a, const storage_t<T>* B, int ldb, long long stride_b,
                            scalar_t<T> beta, Out* C, int ldc, long long stride_c, const int* counts,
                            cudaStream_t stream = 0) {
-  GroupedArgs<storage_t<T>, Out> args;
-  static_cast<GemmArgs<storage_t<T>, Out, Batch::Strided>&>(args) = {max_rows, n, k, alpha, A, lda, B, ldb, beta,
-                                                                     C, ldc, Op::N, op_b};
-  args.batch = groups, args.stride_a = stride_a, args.stride_b = stride_b, args.stride_c = stride_c;
-  args.form = GroupedForm::Masked, args.rows = counts;
-  return detail::run_grouped<T, Out>(args, stream);
+  return detail::run_grouped<T>(
+      detail::grouped_args<detail::Plain<storage_t<T>, Out>>(GroupedForm::Masked, op_b, groups, max_rows, n, k, alpha,
+                                                              A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+                                                              stride_c, counts),
+      stream);
+}
+
+// FP8 with scales (T = __nv_fp8_e4m3 or __nv_fp8_e5m2; op_b = Op::T): the layouts are in the header.
+template <class T, class Out>
+Status gemm_grouped_contiguous(Op op_b, int groups, int total_rows, int n, int k, float alpha, const storage_t<T>* A,
+                               int lda, const storage_t<T>* B, int ldb, long long stride_b, float beta, Out* C,
+                               int ldc, const int* offsets, const Scales& scales, cudaStream_t stream = 0) {
+  static_assert(is_fp8<T>, "gemm grouped with gemm::Scales: scales are for FP8 calls only.");
+  auto args = detail::grouped_args<detail::WithScales<storage_t<T>, Out>>(
+      GroupedForm::Contiguous, op_b, groups, total_rows, n, k, alpha, A, lda, 0, B, ldb, stride_b, beta, C, ldc, 0,
+      offsets);
+  args.scales = scales;
+  return detail::run_grouped<T>(args, stream);
+}
+
+template <class T, class Out>
+Status gemm_grouped_masked(Op op_b, int groups, int max_rows, int n, int k, float alpha, const storage_t<T>* A,
+                           int lda, long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, float beta,
+                           Out* C, int ldc, long long stride_c, const int* counts, const Scales& scales,
+                           cudaStream_t stream = 0) {
+  static_assert(is_fp8<T>, "gemm grouped with gemm::Scales: scales are for FP8 calls only.");
+  auto args = detail::grouped_args<detail::WithScales<storage_t<T>, Out>>(
+      GroupedForm::Masked, op_b, groups, max_rows, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+      stride_c, counts);
+  args.scales = scales;
+  return detail::run_grouped<T>(args, stream);
+}
+
+// With a fused epilogue (16-bit or FP8 without scales, then with scales).
+template <class T, class Out, class Act, class Bias>
+Status gemm_grouped_contiguous(Op op_b, int groups, int total_rows, int n, int k, scalar_t<T> alpha,
+                               const storage_t<T>* A, int lda, const storage_t<T>* B, int ldb, long long stride_b,
+                               scalar_t<T> beta, Out* C, int ldc, const int* offsets,
+                               const GroupedEpilogue<Act, Bias>& epilogue, cudaStream_t stream = 0) {
+  detail::check_grouped_bias<Out, Bias>();
+  using Base = EpilogueArgs<storage_t<T>, Out, detail::GroupedFused<Act, Bias>>;
+  auto args = detail::grouped_args<Base>(GroupedForm::Contiguous, op_b, groups, total_rows, n, k, alpha, A, lda, 0, B,
+                                         ldb, stride_b, beta, C, ldc, 0, offsets);
+  args.epilogue = {epilogue.bias, epilogue.bias_kind, epilogue.act};
+  return detail::run_grouped<T>(args, stream);
+}
+
+template <class T, class Out, class Act, class Bias>
+Status gemm_grouped_masked(Op op_b, int groups, int max_rows, int n, int k, scalar_t<T> alpha, const storage_t<T>* A,
+                           int lda, long long stride_a, const storage_t<T>* B, int ldb, long long stride_b,
+                           scalar_t<T> beta, Out* C, int ldc, long long stride_c, const int* counts,
+                           const GroupedEpilogue<Act, Bias>& epilogue, cudaStream_t stream = 0) {
+  detail::check_grouped_bias<Out, Bias>();
+  using Base = EpilogueArgs<storage_t<T>, Out, detail::GroupedFused<Act, Bias>>;
+  auto args = detail::grouped_args<Base>(GroupedForm::Masked, op_b, groups, max_rows, n, k, alpha, A, lda, stride_a, B,
+                                         ldb, stride_b, beta, C, ldc, stride_c, counts);
+  args.epilogue = {epilogue.bias, epilogue.bias_kind, epilogue.act};
+  return detail::run_grouped<T>(args, stream);
+}
+
+template <class T, class Out, class Act, class Bias>
+Status gemm_grouped_contiguous(Op op_b, int groups, int total_rows, int n, int k, float alpha, const storage_t<T>* A,
+                               int lda, const storage_t<T>* B, int ldb, long long stride_b, float beta, Out* C,
+                               int ldc, const int* offsets, const Scales& scales,
+                               const GroupedEpilogue<Act, Bias>& epilogue, cudaStream_t stream = 0) {
+  static_assert(is_fp8<T>, "gemm grouped with gemm::Scales: scales are for FP8 calls only.");
+  detail::check_grouped_bias<Out, Bias>();
+  auto args = detail::grouped_args<detail::WithScales<storage_t<T>, Out, detail::GroupedFused<Act, Bias>>>(
+      GroupedForm::Contiguous, op_b, groups, total_rows, n, k, alpha, A, lda, 0, B, ldb, stride_b, beta, C, ldc, 0,
+      offsets);
+  args.scales = scales;
+  args.epilogue = {epilogue.bias, epilogue.bias_kind, epilogue.act};
+  return detail::run_grouped<T>(args, stream);
+}
+
+template <class T, class Out, class Act, class Bias>
+Status gemm_grouped_masked(Op op_b, int groups, int max_rows, int n, int k, float alpha, const storage_t<T>* A,
+                           int lda, long long stride_a, const storage_t<T>* B, int ldb, long long stride_b, float beta,
+                           Out* C, int ldc, long long stride_c, const int* counts, const Scales& scales,
+                           const GroupedEpilogue<Act, Bias>& epilogue, cudaStream_t stream = 0) {
+  static_assert(is_fp8<T>, "gemm grouped with gemm::Scales: scales are for FP8 calls only.");
+  detail::check_grouped_bias<Out, Bias>();
+  auto args = detail::grouped_args<detail::WithScales<storage_t<T>, Out, detail::GroupedFused<Act, Bias>>>(
+      GroupedForm::Masked, op_b, groups, max_rows, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+      stride_c, counts);
+  args.scales = scales;
+  args.epilogue = {epilogue.bias, epilogue.bias_kind, epilogue.act};
+  return detail::run_grouped<T>(args, stream);
 }
 
 // Waits for the stream and reports whether a grouped call since the last query found offsets or

@@ -12,15 +12,22 @@
 // Rows the device gives that the buffers cannot hold (negative, decreasing, or past max_rows) are
 // clamped into them (group_begin, group_rows) and reported through `error` (group_in_range, checked
 // where the units are counted); nothing outside the caller's buffers is read or written.
+//
+// Base: what each group is as a call of its own (entry(g)): plain GemmArgs; EpilogueArgs for a fused
+// epilogue, whose bias entry(g) moves to the group's; ScaledArgs for an FP8 call with scales (and
+// perhaps an epilogue), whose scales entry(g) narrows to the group's (grouped.cuh gives the layouts).
+// Deriving from it lets detail::scales_of and epilogue_of find them as for a single call.
 #include "args.cuh"
+#include "scales.cuh"
 
 namespace gemm {
 
 enum class GroupedForm { Contiguous, Masked };
 
-template <class In, class Out>
-struct GroupedArgs : GemmArgs<In, Out, Batch::Strided> {
-  using Entry = GemmArgs<In, Out, Batch::Strided>;
+template <class In, class Out, class Base = GemmArgs<In, Out, Batch::Strided>>
+struct GroupedArgs : Base {
+  using Entry = Base;
+  static constexpr Batch kBatching = Batch::Strided;  // (a ScaledArgs base is a single call's)
   GroupedForm form = GroupedForm::Contiguous;
   const int* rows = nullptr;   // offsets (Contiguous: groups + 1) or counts (Masked: groups), device memory
   const int* units = nullptr;  // per group, the first work unit (groups + 1: the last is the total), device
@@ -68,15 +75,39 @@ struct GroupedArgs : GemmArgs<In, Out, Batch::Strided> {
       e.C = this->C + begin * this->ldc;
     }
     e.B = this->B + g * this->stride_b;
+    if constexpr (detail::has_scales<Base>) e.scales = group_scales(gi, begin);
+    if constexpr (detail::has_epilogue<Base>) {
+      // A bias per column: one vector of n per group; per row: one value per row of C.
+      if (e.epilogue.bias_kind == BiasKind::PerColumn)
+        e.epilogue.bias += g * this->n;
+      else if (e.epilogue.bias_kind == BiasKind::PerRow)
+        e.epilogue.bias += form == GroupedForm::Masked ? g * max_rows() : begin;
+    }
     return e;
+  }
+
+  // Group g's scales (its first row at `begin` of a contiguous A): A's rows or blocks of its rows,
+  // B's one weight's worth of its mode.
+  __device__ Scales group_scales(int g, long long begin) const {
+    Scales s = this->scales;
+    const bool masked = form == GroupedForm::Masked;
+    const long long rows = max_rows();
+    if (s.mode == ScaleMode::Rowwise) {
+      s.a += masked ? g * rows : begin;
+    } else if (s.mode == ScaleMode::Block) {
+      s.a += masked ? g * Scales::k_blocks(this->k) * rows : begin;
+      s.a_k_stride = rows;
+    }
+    s.b += g * Scales::needed_b(s.mode, this->n, this->k);
+    return s;
   }
 };
 
 namespace detail {
 template <class Args>
 struct IsGrouped : std::false_type {};
-template <class In, class Out>
-struct IsGrouped<GroupedArgs<In, Out>> : std::true_type {};
+template <class In, class Out, class Base>
+struct IsGrouped<GroupedArgs<In, Out, Base>> : std::true_type {};
 template <class Args>
 inline constexpr bool is_grouped = IsGrouped<std::decay_t<Args>>::value;
 }  // namespace detail

@@ -73,6 +73,9 @@ struct Scales {
   int promote_k = kScaleBlock;  // k per promoted partial sum (0: never promoted); see above
   const float* d = nullptr;     // the D scale (null: 1); see above
   float* amax = nullptr;        // where the largest |result| goes (null: not computed)
+  // (Kernels.) Floats from one k block of A's block scales to the next: 0 for m, as above; a group of
+  // a grouped call reads its rows' scales inside its call's (grouped.cuh).
+  long long a_k_stride = 0;
 
   // These scales with the partial sums promoted every k values of k (0: never).
   Scales promote_every(int k) const {
@@ -101,10 +104,10 @@ struct Scales {
 
   // Floats each mode reads, for an m x n x k call.
   __host__ __device__ static long long k_blocks(int k) { return (static_cast<long long>(k) + kScaleBlock - 1) / kScaleBlock; }
-  static long long needed_a(ScaleMode mode, int m, int k) {
+  __host__ __device__ static long long needed_a(ScaleMode mode, int m, int k) {
     return mode == ScaleMode::Tensor ? 1 : mode == ScaleMode::Rowwise ? m : k_blocks(k) * m;
   }
-  static long long needed_b(ScaleMode mode, int n, int k) {
+  __host__ __device__ static long long needed_b(ScaleMode mode, int n, int k) {
     return mode == ScaleMode::Tensor ? 1
            : mode == ScaleMode::Rowwise ? n
                                         : (static_cast<long long>(n) + kScaleBlock - 1) / kScaleBlock * k_blocks(k);

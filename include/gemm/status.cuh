@@ -59,12 +59,13 @@ enum class Status {
   ScaleSizeMismatch,           // a scale buffer holds fewer floats than its mode reads for this m, n, k
   UnsupportedScales,           // block scales through gemm::blas (the swap to the row-major core would exchange their shapes)
   InvalidPromotion,            // Scales::promote_every: neither 0 nor a positive multiple of 128, or not 128 with block scales
-  UnsupportedPromotion,        // FP8 on Hopper tiles too wide to promote (math warpgroups over 64 x 128), without promote_every(0)
+  UnsupportedPromotion,        // FP8 on Hopper tiles too wide to promote (math warpgroups over 64 x 128), without promote_every(0); a grouped FP8 call not promoted every 128 k
   InvalidOutputScaling,        // a D scale, an amax output or FP8 C with beta != 0
   // Grouped calls (grouped.cuh):
   NullPointerGroupRows,        // the offsets or counts pointer is null although there are groups
   InvalidGroupRows,            // (gemm::grouped_status) a grouped call found offsets or counts out of range on the device
   UnsupportedShape,            // a composition serving only some calls (DecodePolicy) was given another
+  UnsupportedLayout,           // an FP8 grouped call with B stored k x n (op_b N): FP8 tensor cores read B stored n x k only
 };
 
 constexpr const char* to_string(Status s) {
@@ -164,7 +165,7 @@ constexpr const char* to_string(Status s) {
     case Status::UnsupportedPromotion:
       return "unsupported promotion: this policy's FP8 tiles are too wide to promote their sums (registers for one "
              "set of accumulators only); pass Scales::promote_every(0) to accumulate in the tensor cores, or use "
-             "preset::Tuned or preset::Fp8";
+             "preset::Tuned or preset::Fp8. Grouped FP8 calls promote every 128 k (the default) only";
     case Status::InvalidOutputScaling:
       return "invalid output scaling: an FP8 call's D scale and amax (Scales::output) and an FP8 C need beta = 0 "
              "(C is written only)";
@@ -172,6 +173,9 @@ constexpr const char* to_string(Status s) {
     case Status::InvalidGroupRows:
       return "invalid group rows: a grouped call found offsets (negative, decreasing, past total_rows) or counts "
              "(negative, past max_rows) out of range on the device; they were clamped into the buffers";
+    case Status::UnsupportedLayout:
+      return "unsupported layout: FP8 tensor cores read B stored n x k (op_b = Op::T, as PyTorch keeps weights) only, "
+             "and a grouped call copies nothing; store the weights transposed";
     case Status::UnsupportedShape:
       return "this composition serves only some calls: DecodePolicy takes single products of at most its tokens "
              "(m) with A row-major and B stored transposed, rows 16-byte aligned; use preset::Tuned, which runs "

@@ -1,6 +1,7 @@
 #pragma once
 // The GPU correctness harness: runs one policy on fresh random data and compares every element of
 // C with an fp64 host reference, element by element, against a bound scaled by sum |alpha a b| + |beta c|.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -154,6 +155,48 @@ struct ErrorModel {
   // Results below C's normal range round to its subnormal spacing (fp16: 2^-24, about 6e-8), not to
   // a relative u_out; seen on random data: a 1-term fp16 product of -4.3e-6.
   double tiny_out = std::is_same_v<Out, __half> ? std::ldexp(1.0, -24) : std::numeric_limits<float>::min();
+  double element(int k, double mag, double beta_c, double want) const {
+    return product(k) * mag + 8 * u_acc * (beta_c + std::fabs(want)) + 2 * u_out * (std::fabs(want) + beta_c) +
+           tiny_out;
+  }
+  double normwise(int k) const { return 2 * product(k) + 4 * u_out; }
+};
+
+// The error bound of one element of C against the fp64 product of the dequantized operands.
+//
+// The FP8 products are exact (at most 4 x 4 significant bits), but Hopper's FP8 wgmma does not add
+// them in fp32: its accumulator keeps about 13 mantissa bits, truncating (measured by others; the
+// reason for promotion). The library promotes every 128 k: each stage of 128 k (at most four chained
+// 32-deep wgmmas) sums from zero in the tensor cores, and its sum is added to an fp32 accumulator with
+// ordinary adds (times its scales in ScaleMode::Block; Tensor and Rowwise scales multiply the fp32
+// sum once). With S = sum_p |alpha a_p b_p| over the dequantized a_p = scale_a a, b_p = scale_b b:
+//   tensor cores:  each of a stage's s = ceil(min(k, 128) / 32) wgmmas truncates a partial sum of at
+//                  most S_stage to 13 bits (2^-13 relative), and aligning its 32 products to the largest
+//                  may lose as much again: 2 s 2^-13 S_stage per stage, 2 s 2^-13 S over the stages
+//                  (2^-10 S once k >= 128);
+//   fp32:          ceil(k / 128) promoted adds, the scales' products and alpha: 2 (ceil(k / 128) + 4) u S
+//                  with u = 2^-24 (the gamma_n bound of a sum of ceil(k / 128) terms, doubled as
+//                  check.cuh does), and beta * c: 8 u (|beta c| + |C|), as check.cuh;
+//   C's type:      one rounding, 2 u_out (|C| + |beta c|) with u_out = 2^-9 (bf16), 2^-11 (fp16),
+//                  2^-24 (float), plus fp16's subnormal spacing 2^-24 (bf16 and float: FLT_MIN).
+// Plain fp32 accumulation (k 2^-23 S) would stay below the tensor cores' term for every k <= 1024
+// and reach it only at k = 8192: the bound is set by the 13-bit stages, not by k. A scale from the
+// wrong row or block, a k block dropped or added twice, or a transposed operand read as stored
+// moves an element by a large fraction of S: far past 2^-10 S.
+// With Scales::promote_every(P) a partial sum spans P values of k (all of k with P = 0): s =
+// ceil(min(k, P) / 32) wgmmas per partial sum, and ceil(k / P) promoted adds (never more than the
+// k blocks counted above).
+template <class Out>
+struct Fp8ErrorModel {
+  int promote_k = gemm::kScaleBlock;
+  double u_acc = std::ldexp(1.0, -24);
+  double u_tc = std::ldexp(1.0, -13);
+  double u_out = unit_roundoff<Out>();
+  double tiny_out = std::is_same_v<Out, __half> ? std::ldexp(1.0, -24) : std::numeric_limits<float>::min();
+  double product(int k) const {  // relative to S
+    const int steps = (std::min(k, promote_k == 0 ? k : promote_k) + 31) / 32;
+    return 2 * steps * u_tc + 2 * (static_cast<double>(gemm::Scales::k_blocks(k)) + 4) * u_acc;
+  }
   double element(int k, double mag, double beta_c, double want) const {
     return product(k) * mag + 8 * u_acc * (beta_c + std::fabs(want)) + 2 * u_out * (std::fabs(want) + beta_c) +
            tiny_out;

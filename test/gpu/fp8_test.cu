@@ -28,6 +28,7 @@ using gemm::Scales;
 using gemm::Status;
 using gemm_test::Case;
 using gemm_test::DeviceBuffer;
+using gemm_test::Fp8ErrorModel;
 using E4M3 = __nv_fp8_e4m3;
 using E5M2 = __nv_fp8_e5m2;
 using bf16 = __nv_bfloat16;
@@ -89,48 +90,6 @@ const char* to_string(ScaleValues v) {
   }
   return "?";
 }
-
-// The error bound of one element of C against the fp64 product of the dequantized operands.
-//
-// The FP8 products are exact (at most 4 x 4 significant bits), but Hopper's FP8 wgmma does not add
-// them in fp32: its accumulator keeps about 13 mantissa bits, truncating (measured by others; the
-// reason for promotion). The library promotes every 128 k: each stage of 128 k (at most four chained
-// 32-deep wgmmas) sums from zero in the tensor cores, and its sum is added to an fp32 accumulator with
-// ordinary adds (times its scales in ScaleMode::Block; Tensor and Rowwise scales multiply the fp32
-// sum once). With S = sum_p |alpha a_p b_p| over the dequantized a_p = scale_a a, b_p = scale_b b:
-//   tensor cores:  each of a stage's s = ceil(min(k, 128) / 32) wgmmas truncates a partial sum of at
-//                  most S_stage to 13 bits (2^-13 relative), and aligning its 32 products to the largest
-//                  may lose as much again: 2 s 2^-13 S_stage per stage, 2 s 2^-13 S over the stages
-//                  (2^-10 S once k >= 128);
-//   fp32:          ceil(k / 128) promoted adds, the scales' products and alpha: 2 (ceil(k / 128) + 4) u S
-//                  with u = 2^-24 (the gamma_n bound of a sum of ceil(k / 128) terms, doubled as
-//                  check.cuh does), and beta * c: 8 u (|beta c| + |C|), as check.cuh;
-//   C's type:      one rounding, 2 u_out (|C| + |beta c|) with u_out = 2^-9 (bf16), 2^-11 (fp16),
-//                  2^-24 (float), plus fp16's subnormal spacing 2^-24 (bf16 and float: FLT_MIN).
-// Plain fp32 accumulation (k 2^-23 S) would stay below the tensor cores' term for every k <= 1024
-// and reach it only at k = 8192: the bound is set by the 13-bit stages, not by k. A scale from the
-// wrong row or block, a k block dropped or added twice, or a transposed operand read as stored
-// moves an element by a large fraction of S: far past 2^-10 S.
-// With Scales::promote_every(P) a partial sum spans P values of k (all of k with P = 0): s =
-// ceil(min(k, P) / 32) wgmmas per partial sum, and ceil(k / P) promoted adds (never more than the
-// k blocks counted above).
-template <class Out>
-struct Fp8ErrorModel {
-  int promote_k = gemm::kScaleBlock;
-  double u_acc = std::ldexp(1.0, -24);
-  double u_tc = std::ldexp(1.0, -13);
-  double u_out = gemm_test::unit_roundoff<Out>();
-  double tiny_out = std::is_same_v<Out, __half> ? std::ldexp(1.0, -24) : std::numeric_limits<float>::min();
-  double product(int k) const {  // relative to S
-    const int steps = (std::min(k, promote_k == 0 ? k : promote_k) + 31) / 32;
-    return 2 * steps * u_tc + 2 * (static_cast<double>(Scales::k_blocks(k)) + 4) * u_acc;
-  }
-  double element(int k, double mag, double beta_c, double want) const {
-    return product(k) * mag + 8 * u_acc * (beta_c + std::fabs(want)) + 2 * u_out * (std::fabs(want) + beta_c) +
-           tiny_out;
-  }
-  double normwise(int k) const { return 2 * product(k) + 4 * u_out; }
-};
 
 // Whether TMA reads an FP8 operand as stored (A stored m x k, op N; B stored n x k, op T: the others
 // are copied transposed first) from rows that are not 16-byte aligned (one byte an element).

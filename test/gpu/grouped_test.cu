@@ -148,6 +148,9 @@ struct Problem {
   DeviceBuffer<In> da, db;
   DeviceBuffer<Out> dc;
   DeviceBuffer<int> drows;
+  gemm::BiasKind bias_kind = gemm::BiasKind::None;  // a fused call's bias (set_bias)
+  std::vector<float> bias;
+  std::unique_ptr<DeviceBuffer<float>> dbias;
 
   static size_t a_elems(const GroupedCase& c) {
     if (c.form == Form::Contiguous) return static_cast<size_t>(c.max_rows) * c.lda();
@@ -216,6 +219,39 @@ struct Problem {
   }
   void reset_c() { upload(dc, c0); }
 
+  // A fused call's bias, random in [-2, 2]: per column one vector of n per group, per row one value
+  // per row of C (masked: every entry's max_rows).
+  void set_bias(gemm::BiasKind kind) {
+    bias_kind = kind;
+    const int entries = c.form == Form::Masked ? c.groups() : 1;
+    const size_t count = kind == gemm::BiasKind::PerColumn ? static_cast<size_t>(c.groups()) * c.n
+                                                           : static_cast<size_t>(entries) * c.max_rows;
+    bias.resize(std::max<size_t>(count, 1));
+    std::uniform_real_distribution<double> u(-2, 2);
+    for (auto& x : bias) x = static_cast<float>(u(rng()));
+    dbias = std::make_unique<DeviceBuffer<float>>(bias.size());
+    upload(*dbias, bias);
+  }
+  double bias_at(int g, int r, int j) const {
+    if (bias_kind == gemm::BiasKind::PerColumn) return bias[static_cast<size_t>(g) * c.n + j];
+    if (bias_kind == gemm::BiasKind::PerRow)
+      return bias[(c.form == Form::Masked ? static_cast<size_t>(g) * c.max_rows : 0) + r];
+    return 0.0;
+  }
+
+  template <class Act>
+  Status call_fused(Act act, cudaStream_t stream = nullptr) const {
+    using S = gemm::scalar_t<T>;
+    const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
+    const gemm::GroupedEpilogue<Act> epi{bias_kind == gemm::BiasKind::None ? nullptr : dbias->ptr, bias_kind, act};
+    if (c.form == Form::Contiguous)
+      return gemm::gemm_grouped_contiguous<T>(c.op_b, c.groups(), c.max_rows, c.n, c.k, alpha, da.ptr, c.lda(), db.ptr,
+                                              c.ldb(), c.stride_b(), beta, C(), c.ldc(), drows.ptr, epi, stream);
+    return gemm::gemm_grouped_masked<T>(c.op_b, c.groups(), c.max_rows, c.n, c.k, alpha, da.ptr, c.lda(), c.stride_a(),
+                                        db.ptr, c.ldb(), c.stride_b(), beta, C(), c.ldc(), c.stride_c(), drows.ptr, epi,
+                                        stream);
+  }
+
   std::vector<Out> result() const {
     std::vector<Out> out(c0.size());
     CUDA_REQUIRE(cudaMemcpy(out.data(), dc.ptr, out.size() * sizeof(Out), cudaMemcpyDeviceToHost));
@@ -265,7 +301,9 @@ struct Problem {
   // Every element of the checked groups' rows against the fp64 reference (error model of
   // check.cuh); every element no group may write (rows outside the groups, padding, gaps between
   // entries, the guards) as uploaded.
-  void check(const std::vector<Out>& out) const {
+  // act: a fused call's activation (after the bias), or null.
+  template <class Act = gemm::act::Identity>
+  void check(const std::vector<Out>& out, const Act* act = nullptr) const {
     const int groups = c.groups(), n = c.n, k = c.k;
     std::vector<char> may_write(out.size(), 0);
     std::vector<std::pair<int, int>> work;  // (group, row) of the checked rows
@@ -322,12 +360,21 @@ struct Problem {
       const auto [g, r] = work[w];
       for (int j = 0; j < n; ++j) {
         const size_t idx = at(g, r) + j;
-        const double got = to_double(out[idx]), want = ref[w * n + j];
         const double beta_c = c.beta != 0 ? std::fabs(c.beta * to_double(c0[idx])) : 0.0;
-        const double bound = model.element(k, mag[w * n + j], beta_c, want);
+        double want = ref[w * n + j], bound = model.element(k, mag[w * n + j], beta_c, want);
+        double terms = mag[w * n + j] + beta_c;  // (the size of what is summed, for the normwise error)
+        if (act != nullptr) {  // epilogue_check.cuh's bound: the activation's slope, its own roundings
+          const double b_v = bias_at(g, r, j), pre = want + b_v;
+          terms += std::fabs(b_v);
+          want = gemm::detail::activate(*act, pre, r, j);
+          bound = 1.2 * model.element(k, mag[w * n + j], beta_c + std::fabs(b_v), pre) +
+                  16 * model.u_acc * (std::fabs(pre) + std::fabs(want)) + 2 * model.u_out * std::fabs(want) +
+                  model.tiny_out;
+        }
+        const double got = to_double(out[idx]);
         const double diff = std::fabs(got - want);
         err2 += diff * diff;
-        scale2 += (mag[w * n + j] + beta_c) * (mag[w * n + j] + beta_c);
+        scale2 += terms * terms;
         if (!(diff <= bound)) {  // NaN fails too
           if (wrong < 5)
             first << "  group " << g << " row " << r << " col " << j << ": " << got << ", expected " << want
@@ -504,6 +551,72 @@ TEST_CASE("Grouped masked GEMM: the first counts[g] rows of every entry against 
   cases.push_back(slots);
   cases.push_back(masked({10, 0, 64}, 64, 136, 64, 0.0, 0.5));  // alpha = 0: C = beta * C
   for (const GroupedCase& c : cases) gemm_test::run_every_type(c);
+}
+
+namespace gemm_test {
+namespace {
+// A fused call: C = act(alpha A_g op(B_g) + beta C + bias) over the groups' rows, nothing else written.
+template <class T, class Out, class Act>
+void run_fused_grouped(const GroupedCase& gc, gemm::BiasKind kind, Act act) {
+  const char* type = gemm::type_name<T, Out>();
+  INFO(type << " " << gc.str() << " bias kind " << static_cast<int>(kind));
+  Problem<T, Out> p(gc);
+  p.set_bias(kind);
+  REQUIRE(gemm::grouped_status() == Status::Success);
+  const Status s = p.call_fused(act);
+  INFO("status: " << gemm::to_string(s));
+  REQUIRE(s == Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  p.check(p.result(), &act);
+  CHECK(gemm::grouped_status() == Status::Success);
+}
+}  // namespace
+}  // namespace gemm_test
+
+TEST_CASE("Grouped GEMM with a fused epilogue: a bias per expert or per row, an activation, in place",
+          "[gpu][grouped][epilogue]") {
+  if (!gemm_test::grouped_runs_here()) return;
+  using gemm::BiasKind;
+  using gemm_test::contiguous;
+  using gemm_test::masked;
+  namespace act = gemm::act;
+  for (double beta : {0.0, 0.5}) {
+    // 128x128 tiles (n < 256) and 128x256 ones; empty groups, a group of one row; k = 0 (the bias and
+    // activation of beta C alone).
+    GroupedCase c = contiguous({0, 1, 130, 0, 257, 64}, 5, 7, 136, 200, 1.0, beta);
+    gemm_test::run_fused_grouped<bf16, bf16>(c, BiasKind::PerColumn, act::GeluTanh{});
+    gemm_test::run_fused_grouped<bf16, bf16>(c, BiasKind::PerRow, act::GeluTanh{});
+    c = contiguous({40, 0, 300, 129}, 0, 3, 264, 328, 0.5, beta);
+    gemm_test::run_fused_grouped<bf16, bf16>(c, BiasKind::PerColumn, act::GeluTanh{});
+    gemm_test::run_fused_grouped<fp16, float>(c.with(Op::N), BiasKind::PerRow, act::ReLU{});
+    GroupedCase m = masked({0, 17, 64, 1, 40}, 64, 200, 384, 1.0, beta);
+    m.gap_c = 3 * m.ldc() + 5;
+    gemm_test::run_fused_grouped<bf16, bf16>(m, BiasKind::PerColumn, act::GeluTanh{});
+    gemm_test::run_fused_grouped<bf16, bf16>(m, BiasKind::PerRow, act::GeluTanh{});
+    gemm_test::run_fused_grouped<fp16, float>(m, BiasKind::None, act::ReLU{});
+    GroupedCase z = contiguous({0, 17, 3, 0, 40}, 4, 9, 136, 0, 1.0, beta);
+    gemm_test::run_fused_grouped<bf16, bf16>(z, BiasKind::PerColumn, act::GeluTanh{});
+    z = masked({20, 0, 5}, 20, 264, 0, 1.0, beta);
+    gemm_test::run_fused_grouped<bf16, bf16>(z, BiasKind::PerRow, act::GeluTanh{});
+  }
+  // A bias kind without a bias, or one not aligned to its type: refused, C untouched.
+  GroupedCase c = contiguous({10, 20}, 0, 0, 136, 64);
+  Problem<bf16, bf16> p(c);
+  p.bias_kind = BiasKind::PerColumn;  // (no buffer: the call passes null)
+  p.dbias.reset();
+  const gemm::GroupedEpilogue<act::ReLU> null_bias{nullptr, BiasKind::PerColumn};
+  CHECK(gemm::gemm_grouped_contiguous<bf16>(Op::T, c.groups(), c.max_rows, c.n, c.k, 1.0f, p.da.ptr, c.lda(), p.db.ptr,
+                                            c.ldb(), c.stride_b(), 0.0f, p.C(), c.ldc(), p.drows.ptr, null_bias) ==
+        Status::NullPointerBias);
+  DeviceBuffer<float> b(c.n + 1);
+  const gemm::GroupedEpilogue<act::ReLU> odd_bias{reinterpret_cast<const float*>(reinterpret_cast<const char*>(b.ptr) + 2),
+                                                  BiasKind::PerColumn};
+  CHECK(gemm::gemm_grouped_contiguous<bf16>(Op::T, c.groups(), c.max_rows, c.n, c.k, 1.0f, p.da.ptr, c.lda(), p.db.ptr,
+                                            c.ldb(), c.stride_b(), 0.0f, p.C(), c.ldc(), p.drows.ptr, odd_bias) ==
+        Status::MisalignedBias);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  const auto out = p.result();
+  CHECK(std::memcmp(out.data(), p.c0.data(), out.size() * sizeof(bf16)) == 0);
 }
 
 TEST_CASE("Grouped GEMM with k = 0: C = beta * C over the groups' rows only; A and B not read",

@@ -224,6 +224,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
                                      u.k_begin);
     } else if constexpr (kPromote) {
       promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row), u.k_begin);
+    } else if (Shape::BN >= 256 && u.tile_m * Shape::BM + row >= args.m) {
+      skip_mainloop<Shape>(st, pos, u.k_blocks, leader);  // (rows all past the entry's end)
     } else {
       int previous = -1;
       issue_mainloop<Shape>(acc, st, pos, previous, row, u.k_blocks, leader);

@@ -45,14 +45,14 @@ struct BlockScalePromotion {
   int stages;                                  // stages per product (mainloop.cuh: PlainPromotion)
   const float* a_rows[Shape::kMmaM][2];        // a + this thread's rows
   const float* b_blocks[kNBlocks];             // b + the tile's n blocks' rows of scales
-  int m;
+  long long k_stride;                          // floats between A's scales of consecutive k blocks
 
   template <class Args>
   __device__ BlockScalePromotion(const Args& args, const WorkUnit& u, int row) {
     const Scales& sc = detail::scales_of(args);
     active = sc.mode == ScaleMode::Block;
     stages = sc.promote_stages();  // (1 with block scales: validate_scales refuses any other span)
-    m = args.m;
+    k_stride = sc.a_k_stride != 0 ? sc.a_k_stride : args.m;
     const long long k_blocks = Scales::k_blocks(args.k);
 #pragma unroll
     for (int mi = 0; mi < Shape::kMmaM; ++mi)
@@ -75,7 +75,7 @@ struct BlockScalePromotion {
     for (int mi = 0; mi < Shape::kMmaM; ++mi)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const float a = active ? __ldg(a_rows[mi][h] + static_cast<long long>(kb) * m) : 1.0f;
+        const float a = active ? __ldg(a_rows[mi][h] + kb * k_stride) : 1.0f;
 #pragma unroll
         for (int j = 0; j < kNBlocks; ++j) f.s[mi][h][j] = a * b[j];
       }
