@@ -10,6 +10,8 @@
 //   mixtral-up     8, 8192, 14336, 4096       mixtral-down   8, 8192, 4096, 14336
 //   deepseek-up    256, 32768, 4096, 7168     deepseek-down  256, 32768, 7168, 2048
 //   qwen3-up       128, 65536, 1536, 2048
+//   mixtral-up-bias-gelu, deepseek-up-bias-gelu: those with a bias per expert and GELU fused
+//                  (gemm::GroupedEpilogue), checked against cuBLAS's C put through them
 //   deepseek-decode-down-max32 / -max64 (masked): 256 experts of up to 32 tokens each in slots of 32
 //                  or 64 rows, n 7168, k 2048; deepseek-decode-down (contiguous): the same tokens packed
 // Routing, seeded and fixed: Zipf-like weights (expert of rank r, in a seeded order, weighs
@@ -35,7 +37,9 @@
 //   cublas_TFLOPS, dense_TFLOPS, max_rel_diff (against cuBLAS), batch
 //
 // FP8 rows grouped/<fp8_block|fp8_tensor>/<contiguous|masked>/<workload> (DeepSeek-V3's up and down,
-// and its masked decode, in block scales): e4m3 tokens and weights (fill_fp8), C bf16, the scales of
+// and its masked decode, in block scales; <workload>-never-promoted: tensor scales with
+// Scales::promote_every(0), beside our dense call the same way and cuBLASLt's fast accumulation):
+// e4m3 tokens and weights (fill_fp8), C bf16, the scales of
 // the mode in the grouped layouts (grouped.cuh). Checked first at 4096 sampled elements against fp32
 // sums of the dequantized products on the device (max difference within 2^-7 of the largest). cuBLAS
 // has no grouped FP8 GEMM, so no pct_cublas: pct_dense is against our dense FP8 call
@@ -80,7 +84,9 @@ struct GroupedRecord {
   bool masked = false;
   bool list = false;
   bool fp8 = false;  // e4m3 with scales of `mode` (the FP8 rows)
+  bool fused = false;  // a bias per expert and GELU fused (gemm::GroupedEpilogue; bf16 contiguous rows)
   gemm::ScaleMode mode = gemm::ScaleMode::Block;
+  int promote_k = gemm::kScaleBlock;  // FP8: Scales::promote_every (0: never, on both sides)
   int max_rows = 0;
   std::string error, cublas_note, routing;
   double tokens = 0, flops = 0, bytes = 0;
@@ -162,6 +168,23 @@ struct CublasGrouped {
   }
 };
 
+// The fused rows' reference: cuBLAS's C (contiguous rows, n wide) through the bias of each row's expert
+// and gemm::act::GeluTanh, in float, rounded to bf16 as ours is.
+__global__ void bias_gelu_kernel(bf16* c, const float* bias, const int* offsets, int experts, long long rows, int n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < rows * n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long r = i / n;
+    int lo = 0, hi = experts;  // the expert with offsets[e] <= r < offsets[e + 1]
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      if (offsets[mid] <= r) lo = mid;
+      else hi = mid;
+    }
+    const float v = __bfloat162float(c[i]) + bias[static_cast<long long>(lo) * n + i % n];
+    c[i] = __float2bfloat16(gemm::act::GeluTanh{}(v));
+  }
+}
+
 // ===========================================================================
 // Workspace of one row
 // ===========================================================================
@@ -176,6 +199,7 @@ struct GroupedWorkspace {
   std::size_t a_elems = 0, b_elems = 0, c_elems = 0;
   bf16 *A = nullptr, *B = nullptr, *C = nullptr, *C_cublas = nullptr;
   int* rows = nullptr;  // offsets (contiguous) or counts (masked) on the device
+  float* bias = nullptr;  // experts x n: the fused rows' bias per expert
   std::vector<gemm::GroupedProblem<bf16>> problems;  // contiguous: one per expert, as the host list form takes them
   CublasGrouped cublas;
 
@@ -202,9 +226,11 @@ struct GroupedWorkspace {
       GEMM_BENCH_CUDA(cudaMalloc(&C, c_elems * sizeof(bf16)));
       GEMM_BENCH_CUDA(cudaMalloc(&C_cublas, c_elems * sizeof(bf16)));
       GEMM_BENCH_CUDA(cudaMalloc(&rows, (e + 1) * sizeof(int)));
+      GEMM_BENCH_CUDA(cudaMalloc(&bias, std::size_t(e) * w.n * sizeof(float)));
       const std::uint64_t seed = splitmix64((std::uint64_t(0x6E) << 56) ^ (std::uint64_t(w.n) << 20) ^ w.k);
       fill_uniform(A, a_elems, seed);
       fill_uniform(B, b_elems, splitmix64(seed));
+      fill_uniform(bias, std::size_t(e) * w.n, splitmix64(seed + 3));
       std::vector<int> host_rows = counts;
       if (!masked) {
         host_rows.assign(e + 1, 0);
@@ -226,11 +252,17 @@ struct GroupedWorkspace {
   ~GroupedWorkspace() { release(); }
   void release() {
     for (void* p : {static_cast<void*>(A), static_cast<void*>(B), static_cast<void*>(C), static_cast<void*>(C_cublas),
-                    static_cast<void*>(rows)})
+                    static_cast<void*>(rows), static_cast<void*>(bias)})
       if (p) cudaFree(p);
     A = B = C = C_cublas = nullptr;
     rows = nullptr;
+    bias = nullptr;
     cublas.release();
+  }
+
+  void bias_gelu_on_cublas() const {
+    bias_gelu_kernel<<<1024, 256>>>(C_cublas, bias, rows, w.experts, tokens, w.n);
+    GEMM_BENCH_CUDA(cudaDeviceSynchronize());
   }
 
   // Expert g's first row of A and C (contiguous), or its slot's.
@@ -281,8 +313,13 @@ struct GroupedWorkspace {
     GEMM_BENCH_CUDA(cudaMemcpy(cublas.c, pc.data(), problems * sizeof(void*), cudaMemcpyHostToDevice));
   }
 
-  gemm::Status ours(bool list) const {
+  gemm::Status ours(bool list, bool fused = false) const {
     if (list) return gemm::gemm_grouped(problems.data(), static_cast<int>(problems.size()), 0);
+    if (fused)
+      return gemm::gemm_grouped_contiguous<bf16>(gemm::Op::T, w.experts, max_rows, w.n, w.k, 1.0f, A, w.k, B, w.k,
+                                                 stride_b, 0.0f, C, w.n, rows,
+                                                 gemm::GroupedEpilogue<gemm::act::GeluTanh>{bias, gemm::BiasKind::PerColumn},
+                                                 0);
     if (!masked)
       return gemm::gemm_grouped_contiguous<bf16>(gemm::Op::T, w.experts, max_rows, w.n, w.k, 1.0f, A, w.k, B, w.k,
                                                  stride_b, 0.0f, C, w.n, rows, 0);
@@ -435,7 +472,7 @@ void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* o
     // unwritten differs by its whole value.
     GEMM_BENCH_CUDA(cudaMemset(ws.C, 0, ws.c_elems * sizeof(bf16)));
     GEMM_BENCH_CUDA(cudaMemset(ws.C_cublas, 0, ws.c_elems * sizeof(bf16)));
-    if (const gemm::Status st = ws.ours(r->list); st != gemm::Status::Success)
+    if (const gemm::Status st = ws.ours(r->list, r->fused); st != gemm::Status::Success)
       return fail(r->name + ": " + gemm_error("the grouped call", st));
     if (const gemm::Status st = gemm::grouped_status(); st != gemm::Status::Success)
       return fail(r->name + ": " + gemm::to_string(st) + " after a call with the routing's own offsets or counts");
@@ -447,6 +484,7 @@ void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* o
         with_cublas = false;
         r->cublas_note = std::string("cublasGemmGroupedBatchedEx returned ") + cublasGetStatusName(st);
       } else {
+        if (r->fused) ws.bias_gelu_on_cublas();
         const Comparison c = compare_device(ws.C, ws.C_cublas, ws.c_elems);
         r->diff = c.nonfinite ? INFINITY : c.rel();
         if (c.nonfinite) return fail(r->name + fmt(": wrong result: %llu NaN/Inf elements", c.nonfinite));
@@ -457,7 +495,7 @@ void run_grouped_row(benchmark::State& state, GroupedRecord* r, const Options* o
       }
     }
 
-    auto launch_ours = gemm_launch([&] { return ws.ours(r->list); }, "the grouped call");
+    auto launch_ours = gemm_launch([&] { return ws.ours(r->list, r->fused); }, "the grouped call");
     auto launch_dense = gemm_launch([&] { return ws.dense(); }, "the dense call");
     auto launch_cublas = [&](std::string* e) {
       const cublasStatus_t st = ws.cublas.run();
@@ -518,6 +556,7 @@ struct Fp8GroupedWorkspace {
   Workload w;
   bool masked = false;
   gemm::ScaleMode mode = gemm::ScaleMode::Block;
+  int promote_k = gemm::kScaleBlock;
   int max_rows = 0, tokens = 0, with_tokens = 0;
   std::vector<int> counts, host_rows;
   long long stride_a = 0, stride_b = 0, stride_c = 0, na = 0, nb = 0;
@@ -529,8 +568,8 @@ struct Fp8GroupedWorkspace {
   CublasLtFp8<bf16> lt;
   bool lt_ready = false;
 
-  Fp8GroupedWorkspace(const Workload& wl, bool is_masked, int slot, gemm::ScaleMode m)
-      : w(wl), masked(is_masked), mode(m) {
+  Fp8GroupedWorkspace(const Workload& wl, bool is_masked, int slot, gemm::ScaleMode m, int promote)
+      : w(wl), masked(is_masked), mode(m), promote_k(promote) {
     counts = route_of(w);
     tokens = std::accumulate(counts.begin(), counts.end(), 0);
     for (int c : counts) with_tokens += c > 0;
@@ -564,7 +603,8 @@ struct Fp8GroupedWorkspace {
         for (int g = 0; g < e; ++g) host_rows[g + 1] = host_rows[g] + counts[g];
       }
       GEMM_BENCH_CUDA(cudaMemcpy(rows, host_rows.data(), host_rows.size() * sizeof(int), cudaMemcpyHostToDevice));
-      if (lt.prepare(tokens, w.n, w.k, w.k, w.k, w.n, dense_scales()) == LtStatus::CudaError) throw Error(lt.message());
+      if (lt.prepare(tokens, w.n, w.k, w.k, w.k, w.n, dense_scales(), promote_k == 0) == LtStatus::CudaError)
+        throw Error(lt.message());
       lt_ready = lt.ready();
       GEMM_BENCH_CUDA(cudaDeviceSynchronize());
     } catch (...) {
@@ -586,11 +626,11 @@ struct Fp8GroupedWorkspace {
   gemm::Scales scales() const {
     gemm::Scales s = mode == gemm::ScaleMode::Tensor ? gemm::Scales::tensor(sa, sb) : gemm::Scales::block(sa, na, sb, nb);
     s.b_count = nb;  // (per tensor: one per weight)
-    return s;
+    return s.promote_every(promote_k);
   }
   // The dense calls' scales: all the tokens' (the first `tokens` rows of A's) and expert 0's weight's.
   gemm::Scales dense_scales() const {
-    if (mode == gemm::ScaleMode::Tensor) return gemm::Scales::tensor(sa, sb);
+    if (mode == gemm::ScaleMode::Tensor) return gemm::Scales::tensor(sa, sb).promote_every(promote_k);
     return gemm::Scales::block(sa, gemm::Scales::needed_a(mode, tokens, w.k), sb,
                                gemm::Scales::needed_b(mode, w.n, w.k));
   }
@@ -648,8 +688,9 @@ struct Fp8GroupedWorkspace {
     bool any = false;
     for (int c : counts)
       if (c > 0) lo = any ? std::min(lo, c) : c, hi = std::max(hi, c), any = true;
-    return fmt("%d experts (%d empty), %d tokens, %d..%d an expert%s, %s scales", w.experts, w.experts - with_tokens,
-               tokens, lo, hi, masked ? fmt(", slots of %d rows", max_rows).c_str() : "", gemm::to_string(mode));
+    return fmt("%d experts (%d empty), %d tokens, %d..%d an expert%s, %s scales%s", w.experts,
+               w.experts - with_tokens, tokens, lo, hi, masked ? fmt(", slots of %d rows", max_rows).c_str() : "",
+               gemm::to_string(mode), promote_k == 0 ? ", never promoted" : "");
   }
 };
 
@@ -657,13 +698,13 @@ std::unique_ptr<Fp8GroupedWorkspace> g_fp8_grouped_workspace;
 
 Fp8GroupedWorkspace& fp8_grouped_workspace(const GroupedRecord& r) {
   const std::string key = r.w.name + (r.masked ? fmt("/masked%d", r.max_rows) : std::string()) + "/" +
-                          gemm::to_string(r.mode);
+                          gemm::to_string(r.mode) + fmt("/%d", r.promote_k);
   if (!g_fp8_grouped_workspace || g_fp8_grouped_workspace->key != key) {
     g_fp8_grouped_workspace.reset();
     g_grouped_workspace.reset();
     release_workspace();
     release_fp8_workspace();
-    g_fp8_grouped_workspace = std::make_unique<Fp8GroupedWorkspace>(r.w, r.masked, r.max_rows, r.mode);
+    g_fp8_grouped_workspace = std::make_unique<Fp8GroupedWorkspace>(r.w, r.masked, r.max_rows, r.mode, r.promote_k);
     g_fp8_grouped_workspace->key = key;
   }
   return *g_fp8_grouped_workspace;
@@ -750,7 +791,7 @@ void register_grouped_benchmarks(const Options& opt) {
                               {"qwen3-up", 128, 65536, 1536, 2048}};
   const Workload decode{"deepseek-decode-down", 256, 0, 7168, 2048, 32};
   const auto add = [&](const Workload& w, bool masked, int max_rows, const std::string& label, bool list = false,
-                       const char* fp8_mode = nullptr) {
+                       const char* fp8_mode = nullptr, int promote_k = gemm::kScaleBlock, bool fused = false) {
     auto r = std::make_unique<GroupedRecord>();
     const std::string type = fp8_mode ? std::string("fp8_") + fp8_mode : std::string("bf16");
     r->name = "grouped/" + type + "/" + (list ? "list/" : masked ? "masked/" : "contiguous/") + label;
@@ -759,6 +800,8 @@ void register_grouped_benchmarks(const Options& opt) {
     r->list = list;
     r->fp8 = fp8_mode != nullptr;
     r->mode = fp8_mode && std::string(fp8_mode) == "tensor" ? gemm::ScaleMode::Tensor : gemm::ScaleMode::Block;
+    r->promote_k = promote_k;
+    r->fused = fused;
     r->max_rows = max_rows;
     GroupedRecord* rp = r.get();
     grouped_records().push_back(std::move(r));
@@ -775,6 +818,8 @@ void register_grouped_benchmarks(const Options& opt) {
     add(w, false, 0, w.name);
     add(w, false, 0, w.name, true);
   }
+  // A bias per expert and GELU fused (beside cuBLAS's plain grouped call and our plain dense one).
+  for (const Workload& w : {prefill[0], prefill[2]}) add(w, false, 0, w.name + "-bias-gelu", false, nullptr, 128, true);
   add(decode, true, 32, decode.name + "-max32");
   add(decode, true, 64, decode.name + "-max64");
   add(decode, false, 0, decode.name);
@@ -783,6 +828,7 @@ void register_grouped_benchmarks(const Options& opt) {
   for (const Workload& w : {prefill[2], prefill[3]}) {
     add(w, false, 0, w.name, false, "block");
     add(w, false, 0, w.name, false, "tensor");
+    add(w, false, 0, w.name + "-never-promoted", false, "tensor", 0);  // (cuBLASLt: fast accumulation)
   }
   add(decode, true, 32, decode.name + "-max32", false, "block");
   benchmark::AddCustomContext("cublas_grouped",

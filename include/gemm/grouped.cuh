@@ -27,8 +27,10 @@
 //   Block    a: ceil(k / 128) x rows of A, a[kb * rows + r] (rows: total_rows, or max_rows within each
 //               of the groups entries of a masked call, entry g at g ceil(k / 128) max_rows);
 //            b: groups x ceil(n / 128) x ceil(k / 128)
-// (DeepSeek-V3's contiguous and masked layouts.) Grouped FP8 calls promote every 128 k (the default);
-// a D scale and amax (Scales::output) apply over every group (amax: the largest of all of them).
+// (DeepSeek-V3's contiguous and masked layouts.) Grouped FP8 calls promote every 128 k (the default)
+// or, with tensor and row scales, never (Scales::promote_every(0): 128x256 tiles where n >= 256, the
+// tensor cores' own sums); a D scale and amax (Scales::output) apply over every group (amax: the
+// largest of all of them).
 // Everything the host can see is checked before any launch (sizes, leading dimensions, strides that
 // keep entries apart, null and misaligned pointers: A and B as TMA reads them, rows of whole 16
 // bytes). Offsets and counts on the device cannot be checked there: the kernels clamp them into the
@@ -116,8 +118,9 @@ Status check_grouped_scales(const Args& args, const Scales& scales) {
   Scales one = scales;
   one.b_count = scales.b_count / args.batch;
   if (Status s = validate_scales(one, static_cast<int>(a_rows), args.n, args.k); s != Status::Success) return s;
-  // (The grouped kernel promotes every stage: other spans of Scales::promote_every are not compiled.)
-  if (scales.promote_k != kScaleBlock) return Status::UnsupportedPromotion;
+  // Promoted every stage, or never (the wide tiles); other spans of Scales::promote_every have no
+  // grouped kernel.
+  if (scales.promote_k != kScaleBlock && scales.promote_k != 0) return Status::UnsupportedPromotion;
   return Status::Success;
 }
 
@@ -185,12 +188,17 @@ Status run_grouped(Args args, cudaStream_t stream) {
     return launch_kernel<&grouped_scale_c_kernel<Args>>(Grid(blocks, args.batch), 256, 0, stream, dev, args);
   }
   // 16-bit: wide tiles where n fills them, else 128 x 128. FP8: 128 x 128, whose math warpgroups own
-  // 64 x 128 each and so can promote their sums (sm90/scaling.cuh).
+  // 64 x 128 each and so can promote their sums (sm90/scaling.cuh); never promoted
+  // (Scales::promote_every(0)), the 16-bit choice.
   using Wide = preset::Tuned::Hopper;
   using Narrow = preset::Tuned::HopperMedium;
-  if constexpr (is_fp8<T>) return Narrow::template launch_grouped<T>(args, dev, stream);
-  else return args.n >= 256 ? Wide::template launch_grouped<T>(args, dev, stream)
-                            : Narrow::template launch_grouped<T>(args, dev, stream);
+  bool wide = args.n >= 256;
+  if constexpr (is_fp8<T>) {
+    if constexpr (detail::has_scales<Args>) wide = wide && args.scales.promote_k == 0;
+    else wide = false;
+  }
+  return wide ? Wide::template launch_grouped<T>(args, dev, stream)
+              : Narrow::template launch_grouped<T>(args, dev, stream);
 }
 
 // The arguments of a grouped call of either form (Base: GroupedArgs' base, see grouped_args.cuh).

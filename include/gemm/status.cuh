@@ -59,7 +59,7 @@ enum class Status {
   ScaleSizeMismatch,           // a scale buffer holds fewer floats than its mode reads for this m, n, k
   UnsupportedScales,           // block scales through gemm::blas (the swap to the row-major core would exchange their shapes)
   InvalidPromotion,            // Scales::promote_every: neither 0 nor a positive multiple of 128, or not 128 with block scales
-  UnsupportedPromotion,        // FP8 on Hopper tiles too wide to promote (math warpgroups over 64 x 128), without promote_every(0); a grouped FP8 call not promoted every 128 k
+  UnsupportedPromotion,        // FP8 on Hopper tiles too wide to promote (math warpgroups over 64 x 128), without promote_every(0); a grouped FP8 call promoted other than every 128 k or never
   InvalidOutputScaling,        // a D scale, an amax output or FP8 C with beta != 0
   // Grouped calls (grouped.cuh):
   NullPointerGroupRows,        // the offsets or counts pointer is null although there are groups
@@ -165,7 +165,7 @@ constexpr const char* to_string(Status s) {
     case Status::UnsupportedPromotion:
       return "unsupported promotion: this policy's FP8 tiles are too wide to promote their sums (registers for one "
              "set of accumulators only); pass Scales::promote_every(0) to accumulate in the tensor cores, or use "
-             "preset::Tuned or preset::Fp8. Grouped FP8 calls promote every 128 k (the default) only";
+             "preset::Tuned or preset::Fp8. Grouped FP8 calls promote every 128 k (the default) or never (0)";
     case Status::InvalidOutputScaling:
       return "invalid output scaling: an FP8 call's D scale and amax (Scales::output) and an FP8 C need beta = 0 "
              "(C is written only)";

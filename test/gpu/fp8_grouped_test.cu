@@ -67,6 +67,7 @@ struct Fp8GroupedCase {
   bool scaled = true;  // false: the call without scales (every scale 1)
   ScaleMode mode = ScaleMode::Block;
   bool output = false;  // a D scale and amax (Scales::output), beta 0
+  int promote_k = gemm::kScaleBlock;  // Scales::promote_every (0: never; tensor and row scales)
   int pad_c = 0;
   long long gap_c = 0;  // masked: elements between entries of C
 
@@ -89,7 +90,8 @@ struct Fp8GroupedCase {
     std::ostringstream s;
     s << (form == Form::Contiguous ? "contiguous" : "masked") << " groups=" << groups() << " max_rows=" << max_rows
       << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << " scales="
-      << (scaled ? gemm::to_string(mode) : "none") << (output ? " +D scale, amax" : "") << " rows=";
+      << (scaled ? gemm::to_string(mode) : "none") << (output ? " +D scale, amax" : "")
+      << (promote_k == 0 ? " never promoted" : "") << " rows=";
     for (size_t i = 0; i < rows.size() && i < 12; ++i) s << (i ? "," : "") << rows[i];
     if (rows.size() > 12) s << ",... (" << rows.size() << ")";
     return s.str();
@@ -187,6 +189,7 @@ struct Problem {
       default: s = Scales::block(dsa.ptr, c.scales_a(), dsb.ptr, c.scales_b()); break;
     }
     s.a_count = c.scales_a(), s.b_count = c.scales_b();
+    s = s.promote_every(c.promote_k);
     return c.output ? s.output(dd.ptr, damax.ptr) : s;
   }
 
@@ -258,7 +261,7 @@ struct Problem {
   // else of C's allocation as uploaded.
   void check(const std::vector<Out>& out) const {
     const int n = c.n, k = c.k, groups = c.groups();
-    const Fp8ErrorModel<Out> model{};
+    const Fp8ErrorModel<Out> model{c.promote_k};
     const double d = c.output ? d_scale : 1.0;
     std::vector<char> may_write(out.size(), 0);
     long long wrong = 0, stray = 0, checked = 0;
@@ -404,6 +407,23 @@ TEST_CASE("FP8 grouped GEMM: e5m2, the call without scales, a D scale and amax o
   }
 }
 
+TEST_CASE("FP8 grouped GEMM never promoted: tensor and row scales on 128x256 tiles (n >= 256) and 128x128",
+          "[gpu][grouped][fp8][promotion]") {
+  if (!gemm_test::fp8_grouped_runs_here()) return;
+  for (ScaleMode mode : {ScaleMode::Tensor, ScaleMode::Rowwise}) {
+    Fp8GroupedCase c = gemm_test::contiguous({0, 1, 130, 0, 257, 1, 64, 0, 235}, 5, 7, 264, 200, mode);
+    c.promote_k = 0;
+    gemm_test::run_fp8_grouped<E4M3, bf16>(c);
+    c = gemm_test::masked({0, 17, 64, 1, 40}, 64, 392, 384, mode);
+    c.promote_k = 0;
+    c.alpha = 0.5, c.beta = 0.5;
+    gemm_test::run_fp8_grouped<E4M3, float>(c);
+    c = gemm_test::contiguous({77, 0, 300}, 0, 0, 136, 328, mode);  // n < 256: 128x128 tiles, promoted anyway
+    c.promote_k = 0;
+    gemm_test::run_fp8_grouped<E4M3, bf16>(c);
+  }
+}
+
 TEST_CASE("FP8 grouped GEMM refuses what it cannot run before any launch, C untouched",
           "[gpu][grouped][fp8][validation]") {
   if (!gemm_test::fp8_grouped_runs_here()) return;
@@ -428,7 +448,8 @@ TEST_CASE("FP8 grouped GEMM refuses what it cannot run before any launch, C unto
   Scales per_tensor = Scales::tensor(p.dsa.ptr, p.dsb.ptr);
   per_tensor.b_count = c.groups();  // one per weight
   CHECK(p.call(Op::T, per_tensor.promote_every(256)) == Status::UnsupportedPromotion);
-  CHECK(p.call(Op::T, per_tensor.promote_every(0)) == Status::UnsupportedPromotion);
+  CHECK(p.call(Op::T, per_tensor.promote_every(512)) == Status::UnsupportedPromotion);
+  CHECK(p.call(Op::T, ok.promote_every(0)) == Status::InvalidPromotion);  // block scales need 128
   Scales short_b = per_tensor;
   short_b.b_count = c.groups() - 1;
   CHECK(p.call(Op::T, short_b) == Status::ScaleSizeMismatch);
