@@ -44,6 +44,7 @@
 #include "detail/launch.cuh"
 #include "epilogue.cuh"
 #include "grouped_args.cuh"
+#include "kernel/scale_kernel.cuh"
 #include "scales.cuh"
 #include "status.cuh"
 #include "tuned.cuh"
@@ -94,14 +95,15 @@ __global__ void grouped_scale_c_kernel(const Args args) {
   if (blockIdx.x == 0 && threadIdx.x == 0 && !args.group_in_range(g)) atomicOr(args.error, 1u);
   if (args.beta == 1 && !has_epilogue<Args>) return;
   const auto entry = args.entry(g);  // (C at the group's first row, its bias)
-  const auto& epi = epilogue_of(entry);
   const long long total = static_cast<long long>(entry.m) * args.n;
+  PassOutput<std::decay_t<decltype(entry)>> out(entry);  // (an FP8 call's D scale and amax)
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const int row = static_cast<int>(i / args.n), col = static_cast<int>(i % args.n);
-    Out* p = entry.C + static_cast<long long>(row) * args.ldc + col;
-    *p = convert<Out>(epi(args.beta == 0 ? 0.0f : args.beta * convert<float>(*p), row, col));
+    scale_element(entry.C + static_cast<long long>(row) * args.ldc + col, args.beta, epilogue_of(entry), row, col,
+                  out);
   }
+  out.finish();
 }
 
 // FP8 scales of a grouped call (see the header): A's as a single call's over all of A's rows

@@ -68,6 +68,7 @@ struct Fp8GroupedCase {
   ScaleMode mode = ScaleMode::Block;
   bool output = false;  // a D scale and amax (Scales::output), beta 0
   int promote_k = gemm::kScaleBlock;  // Scales::promote_every (0: never; tensor and row scales)
+  bool relu_bias = false;  // a fused bias per expert (groups x n) and ReLU (gemm::GroupedEpilogue)
   int pad_c = 0;
   long long gap_c = 0;  // masked: elements between entries of C
 
@@ -91,7 +92,7 @@ struct Fp8GroupedCase {
     s << (form == Form::Contiguous ? "contiguous" : "masked") << " groups=" << groups() << " max_rows=" << max_rows
       << " n=" << n << " k=" << k << " alpha=" << alpha << " beta=" << beta << " scales="
       << (scaled ? gemm::to_string(mode) : "none") << (output ? " +D scale, amax" : "")
-      << (promote_k == 0 ? " never promoted" : "") << " rows=";
+      << (promote_k == 0 ? " never promoted" : "") << (relu_bias ? " +bias, ReLU" : "") << " rows=";
     for (size_t i = 0; i < rows.size() && i < 12; ++i) s << (i ? "," : "") << rows[i];
     if (rows.size() > 12) s << ",... (" << rows.size() << ")";
     return s.str();
@@ -131,7 +132,8 @@ struct Problem {
   std::vector<float> sa, sb;
   std::vector<Out> c0;
   DeviceBuffer<T> da, db;
-  DeviceBuffer<float> dsa, dsb, dd, damax;
+  DeviceBuffer<float> dsa, dsb, dd, damax, dbias;
+  std::vector<float> bias;  // the fused rows' bias: groups x n
   DeviceBuffer<Out> dc;
   DeviceBuffer<int> drows;
   float d_scale = 0.375f;
@@ -155,6 +157,8 @@ struct Problem {
         dsb(sb.size()),
         dd(1),
         damax(1),
+        dbias(std::max<size_t>(static_cast<size_t>(gc.groups()) * gc.n, 1)),
+        bias(dbias.count),
         dc(c0.size()),
         drows(std::max<size_t>(gc.rows.size(), 1)) {
     for (auto& x : a) x = random_fp8<T>();  // padding too: values a kernel must not read
@@ -169,6 +173,8 @@ struct Problem {
     upload(dsb, sb);
     upload(dd, std::vector<float>{d_scale});
     upload(damax, std::vector<float>{-1.0f});
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(static_cast<int>(i % 11) - 5) * 0.25f;
+    upload(dbias, bias);
     upload(dc, c0);
     if (!c.rows.empty()) upload(drows, c.rows);
   }
@@ -203,6 +209,18 @@ struct Problem {
                                         db.ptr, c.ldb(), c.stride_b(), beta, C, c.ldc(), c.stride_c(), drows.ptr, s);
   }
   Status call() const {
+    if (c.relu_bias) {
+      const float alpha = static_cast<float>(c.alpha), beta = static_cast<float>(c.beta);
+      const gemm::GroupedEpilogue<gemm::act::ReLU> epi{dbias.ptr, gemm::BiasKind::PerColumn};
+      Out* C = dc.ptr + kGuard;
+      if (c.form == Form::Contiguous)
+        return gemm::gemm_grouped_contiguous<T>(Op::T, c.groups(), c.max_rows, c.n, c.k, alpha, da.ptr, c.lda(),
+                                                db.ptr, c.ldb(), c.stride_b(), beta, C, c.ldc(), drows.ptr, scales(),
+                                                epi);
+      return gemm::gemm_grouped_masked<T>(Op::T, c.groups(), c.max_rows, c.n, c.k, alpha, da.ptr, c.lda(),
+                                          c.stride_a(), db.ptr, c.ldb(), c.stride_b(), beta, C, c.ldc(), c.stride_c(),
+                                          drows.ptr, scales(), epi);
+    }
     if (c.scaled) return call(Op::T, scales());
     const float alpha = static_cast<float>(c.alpha), beta = static_cast<float>(c.beta);
     Out* C = dc.ptr + kGuard;
@@ -289,7 +307,8 @@ struct Problem {
           }
           const size_t idx = at(g, r) + j;
           const double beta_c = c.beta != 0 ? std::fabs(c.beta * to_double(c0[idx])) : 0.0;
-          const double value = c.alpha * dot + (c.beta != 0 ? c.beta * to_double(c0[idx]) : 0.0);
+          double value = c.alpha * dot + (c.beta != 0 ? c.beta * to_double(c0[idx]) : 0.0);
+          if (c.relu_bias) value = std::max(0.0, value + bias[static_cast<size_t>(g) * n + j]);
           const double want = d * value;
           const double bound = d * model.element(k, std::fabs(c.alpha) * mag, beta_c, value);
           ref_amax = std::max(ref_amax, std::fabs(value));
@@ -404,6 +423,19 @@ TEST_CASE("FP8 grouped GEMM: e5m2, the call without scales, a D scale and amax o
     c = gemm_test::contiguous({40, 0, 129, 3}, 2, 2, 136, 264, mode);
     c.output = true;
     gemm_test::run_fp8_grouped<E4M3, bf16>(c);
+  }
+}
+
+TEST_CASE("FP8 grouped GEMM with scales and a fused epilogue (bias per expert, ReLU), D scale and amax; k = 0",
+          "[gpu][grouped][fp8][epilogue]") {
+  if (!gemm_test::fp8_grouped_runs_here()) return;
+  for (const int k : {264, 0}) {
+    Fp8GroupedCase c = gemm_test::contiguous({40, 0, 129, 3}, 2, 2, 136, k, ScaleMode::Block);
+    c.output = c.relu_bias = true;
+    gemm_test::run_fp8_grouped<E4M3, bf16>(c);
+    c = gemm_test::masked({9, 0, 33}, 48, 264, k, ScaleMode::Tensor);
+    c.output = c.relu_bias = true;
+    gemm_test::run_fp8_grouped<E4M3, float>(c);
   }
 }
 

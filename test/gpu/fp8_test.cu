@@ -1064,9 +1064,12 @@ TEST_CASE("FP8 output: a D scale and amax, C in e4m3, e5m2 and bf16, saturating;
 // FP8 C through a fused epilogue (bias per column, ReLU) with a D scale and amax: C =
 // Out(d * relu(alpha * product + bias[j])), amax = the largest relu(...) (the epilogue before the D
 // scale), over ragged tiles.
-TEST_CASE("FP8 output through a fused epilogue: bias, ReLU, D scale, amax, e4m3 C", "[gpu][fp8][output]") {
+TEST_CASE("FP8 output through a fused epilogue: bias, ReLU, D scale, amax, e4m3 C; k = 0 (the bias alone)",
+          "[gpu][fp8][output]") {
   if (!fp8_runs_here()) return;
-  constexpr int m = 200, n = 300, k = 1000;
+  for (const int k : {1000, 0}) {
+  INFO("k = " << k);
+  constexpr int m = 200, n = 300;
   const float alpha = 0.5f;
   std::vector<E4M3> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(n) * k);
   for (auto& x : a) x = random_fp8<E4M3>();
@@ -1094,8 +1097,9 @@ TEST_CASE("FP8 output through a fused epilogue: bias, ReLU, D scale, amax, e4m3 
   gemm_test::upload(dd, std::vector<float>{d});
   gemm_test::upload(damax, std::vector<float>{-1.0f});
   const gemm::Epilogue<E4M3, gemm::act::ReLU, float> epi{dc.ptr, n, dbias.ptr, gemm::BiasKind::PerColumn};
-  REQUIRE(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, alpha, da.ptr, k, db.ptr, k, 0.0f, nullptr, n, epi,
-                           Scales::tensor(ones.ptr, ones.ptr).output(dd.ptr, damax.ptr)) == Status::Success);
+  REQUIRE(gemm::gemm<E4M3>(Op::N, Op::T, m, n, k, alpha, da.ptr, std::max(k, 1), db.ptr, std::max(k, 1), 0.0f,
+                           nullptr, n, epi, Scales::tensor(ones.ptr, ones.ptr).output(dd.ptr, damax.ptr)) ==
+          Status::Success);
   CUDA_REQUIRE(cudaDeviceSynchronize());
   std::vector<E4M3> c(want.size());
   float amax = 0;
@@ -1116,4 +1120,5 @@ TEST_CASE("FP8 output through a fused epilogue: bias, ReLU, D scale, amax, e4m3 
   CHECK(wrong == 0);
   CHECK(zeros > 0);
   CHECK(std::fabs(amax - largest) <= model.product(k) * worst_s + 1e-6 * largest);
+  }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Beta passes: C = beta * C, for calls where the product vanishes (k == 0 or alpha == 0), and before
 // split-K or stream-K blocks add their partial products into C. beta == 0 writes zeros without reading C.
+// An FP8 call's D scale and amax apply to what these passes store (PassOutput).
 // With a fused epilogue (epilogue.cuh) the same passes give C = epilogue(beta * C): the whole result
 // of a call without a product term, and (beta = 1) the finishing pass after split-K or stream-K
 // blocks have added up a tile, which applies the epilogue once to the complete sums.
@@ -8,12 +9,46 @@
 #include "../detail/batch.cuh"
 #include "../detail/launch.cuh"
 #include "../epilogue.cuh"
+#include "../scales.cuh"
 
 namespace gemm::detail {
 
-template <class Out, class S, class Epilogue>
-__device__ __forceinline__ void scale_element(Out* c, S beta, const Epilogue& epi, int row, int col) {
-  *c = beta != S(0) ? convert<Out>(epi(beta * convert<S>(*c), row, col)) : convert<Out>(epi(S(0), row, col));
+// What these passes store: the value as it is, or for an FP8 call with an output scale and amax
+// (scales.cuh) the value times d, its magnitude raised into amax as the kernels' stores do
+// (finish(): one atomic per thread, after its elements).
+template <class Args>
+struct PassOutput {
+  float d = 1.0f;
+  float* amax = nullptr;
+  float largest = 0.0f;
+  __device__ explicit PassOutput(const Args& args) {
+    if constexpr (has_scales<Args>) {
+      const Scales& s = scales_of(args);
+      if (s.d != nullptr) d = __ldg(s.d);
+      amax = s.amax;
+    } else {
+      (void)args;
+    }
+  }
+  template <class Out, class S>
+  __device__ __forceinline__ Out store(S v) {
+    if constexpr (has_scales<Args>) {
+      largest = fmaxf(largest, fabsf(static_cast<float>(v)));  // (NaN does not count)
+      return convert<Out>(static_cast<float>(v) * d);
+    } else {
+      return convert<Out>(v);
+    }
+  }
+  __device__ __forceinline__ void finish() const {
+    if constexpr (has_scales<Args>) {
+      if (amax != nullptr && largest > 0.0f) atomicMax(reinterpret_cast<int*>(amax), __float_as_int(largest));
+    }
+  }
+};
+
+template <class Out, class S, class Epilogue, class Output>
+__device__ __forceinline__ void scale_element(Out* c, S beta, const Epilogue& epi, int row, int col, Output& out) {
+  *c = out.template store<Out>(beta != S(0) ? epi(beta * convert<S>(*c), row, col) : epi(S(0), row, col));
 }
 
 template <class Args>
@@ -21,12 +56,14 @@ __global__ void scale_c_kernel(const Args params) {
   if (beyond_batch(params)) return;
   decltype(auto) args = block_entry(params);
   const long long total = static_cast<long long>(args.m) * args.n;
+  PassOutput<std::decay_t<decltype(args)>> out(args);
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long row = idx / args.n, col = idx % args.n;
     scale_element(args.C + row * args.ldc + col, args.beta, epilogue_of(args), static_cast<int>(row),
-                  static_cast<int>(col));
+                  static_cast<int>(col), out);
   }
+  out.finish();
 }
 
 // Stream-K's pass over tiles first_tile, first_tile + 1, ... of Cfg's tiling (one block per tile),
@@ -40,11 +77,14 @@ __global__ void scale_tiles_kernel(const Args params, const int first_tile) {
   const int tiles_n = (args.n + Shape::BN - 1) / Shape::BN;
   int tile_m, tile_n;
   Cfg::Raster::tile(first_tile + static_cast<int>(blockIdx.x), tiles_m, tiles_n, tile_m, tile_n);
+  PassOutput<std::decay_t<decltype(args)>> out(args);
   for (int idx = threadIdx.x; idx < Shape::BM * Shape::BN; idx += blockDim.x) {
     const int row = tile_m * Shape::BM + idx / Shape::BN, col = tile_n * Shape::BN + idx % Shape::BN;
     if (row < args.m && col < args.n)
-      scale_element(args.C + static_cast<long long>(row) * args.ldc + col, args.beta, epilogue_of(args), row, col);
+      scale_element(args.C + static_cast<long long>(row) * args.ldc + col, args.beta, epilogue_of(args), row, col,
+                    out);
   }
+  out.finish();
 }
 
 // C = epilogue(beta * C) on the host's stream; nothing to do when beta == 1 and there is no epilogue.
