@@ -11,9 +11,11 @@
 // lives: each kernel family computes alpha * acc + beta * C as before and passes it through
 // detail::epilogue_of(args)(v, row, col); without an epilogue that is the identity, inlined away.
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 #include "args.cuh"
 #include "ptx/fast_math.cuh"
+#include "status.cuh"
 #include "types.cuh"
 
 namespace gemm {
@@ -214,6 +216,15 @@ struct EpilogueArgs : GemmArgs<In, Out> {
 };
 
 namespace detail {
+
+// A bias of this kind: present and aligned to its type (a kind of None needs none).
+template <class Bias>
+Status validate_bias(BiasKind kind, const Bias* bias) {
+  if (kind == BiasKind::None) return Status::Success;
+  if (bias == nullptr) return Status::NullPointerBias;
+  if (reinterpret_cast<std::uintptr_t>(bias) % alignof(Bias) != 0) return Status::MisalignedBias;
+  return Status::Success;
+}
 
 template <class In, class Out, Batch kBatch>
 __host__ __device__ __forceinline__ NoEpilogue epilogue_of(const GemmArgs<In, Out, kBatch>&) { return {}; }

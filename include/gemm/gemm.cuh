@@ -175,14 +175,6 @@ Status check_scales(const Args& args, const Scales& scales) {
   return validate_scales(scales, args.m, args.n, args.k);
 }
 
-// An FP8 call's amax output starts at 0 on the call's stream (its kernels raise it); stream-ordered,
-// after every check, so that a refused call writes nothing.
-inline Status reset_amax(NoScales, cudaStream_t) { return Status::Success; }
-inline Status reset_amax(const Scales& scales, cudaStream_t stream) {
-  if (scales.amax == nullptr) return Status::Success;
-  return cuda_status(cudaMemsetAsync(scales.amax, 0, sizeof(float), stream));
-}
-
 template <class T, class Policy, class Layouts, class Out>
 Status run_scaled(const GemmArgs<storage_t<T>, Out>& args, const Scales& scales, cudaStream_t stream) {
   if (Status s = validate_sizes(args); s != Status::Success) return s;
@@ -199,8 +191,7 @@ Status validate_epilogue(const GemmArgs<In, Out>& args, const Epilogue<Out, Act,
   if (args.m == 0 || args.n == 0) return Status::Success;
   if (e.D == nullptr) return Status::NullPointerD;
   if (!aligned_to(e.D, alignof(Out))) return Status::MisalignedD;
-  if (e.bias_kind != BiasKind::None && e.bias == nullptr) return Status::NullPointerBias;
-  if (e.bias_kind != BiasKind::None && !aligned_to(e.bias, alignof(Bias))) return Status::MisalignedBias;
+  if (Status s = validate_bias(e.bias_kind, e.bias); s != Status::Success) return s;
   if (args.C != nullptr && args.C != e.D) {  // distinct matrices must not share an element
     const auto span = [&](const Out* p, int ld) {
       const auto first = reinterpret_cast<std::uintptr_t>(p);

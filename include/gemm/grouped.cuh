@@ -154,10 +154,7 @@ Status run_grouped(Args args, cudaStream_t stream) {
   }
   if (args.batch == 0 || args.max_rows() == 0 || args.n == 0) return Status::Success;
   if constexpr (has_epilogue<Args>) {
-    using Bias = std::remove_cv_t<std::remove_pointer_t<decltype(args.epilogue.bias)>>;
-    if (args.epilogue.bias_kind != BiasKind::None && args.epilogue.bias == nullptr) return Status::NullPointerBias;
-    if (args.epilogue.bias_kind != BiasKind::None && !aligned_to(args.epilogue.bias, alignof(Bias)))
-      return Status::MisalignedBias;
+    if (Status s = validate_bias(args.epilogue.bias_kind, args.epilogue.bias); s != Status::Success) return s;
   }
   if (args.rows == nullptr) return Status::NullPointerGroupRows;
   if (args.C == nullptr) return Status::NullPointerC;
@@ -177,11 +174,8 @@ Status run_grouped(Args args, cudaStream_t stream) {
   if (Status s = query_device(dev); s != Status::Success) return s;
   if (dev.arch != 90) return Status::UnsupportedArchitecture;
   if (Status s = grouped_error_flag(dev.device, args.error); s != Status::Success) return s;
-  if constexpr (detail::has_scales<Args>) {  // amax starts at 0 on the stream; the kernels raise it
-    if (args.scales.amax != nullptr) {
-      if (Status s = cuda_status(cudaMemsetAsync(args.scales.amax, 0, sizeof(float), stream)); s != Status::Success)
-        return s;
-    }
+  if constexpr (detail::has_scales<Args>) {
+    if (Status s = reset_amax(args.scales, stream); s != Status::Success) return s;
   }
   if (!product) {
     // Blocks along x over a group's rows, the groups along y and z (detail::Grid); launched for

@@ -98,6 +98,14 @@ Status scale_c(const Args& args, const DeviceInfo& dev, cudaStream_t stream) {
 }
 
 
+// An FP8 call's amax output starts at 0 on the call's stream (its kernels, these passes included,
+// raise it); stream-ordered, after every check, so that a refused call writes nothing.
+inline Status reset_amax(NoScales, cudaStream_t) { return Status::Success; }
+inline Status reset_amax(const Scales& scales, cudaStream_t stream) {
+  if (scales.amax == nullptr) return Status::Success;
+  return cuda_status(cudaMemsetAsync(scales.amax, 0, sizeof(float), stream));
+}
+
 // After split-K or stream-K blocks have added their partial sums into C: C = epilogue(C). The same
 // pass as beta's, with beta = 1 and the epilogue.
 template <class Args>
