@@ -41,12 +41,15 @@ enum class Swizzle { None = 0, B128 = 1, B64 = 2, B32 = 3 };
 // The 64-bit shared-memory matrix descriptor: start address, leading- and stride-dimension byte
 // offsets (each >> 4, 14 bits) and the swizzle mode (bits 62-63). The base-offset field stays 0:
 // every operand tile starts on a 1024-byte boundary (the 128-byte swizzle's repeat).
+// Its high word holds the stride-byte offset and the swizzle only: a constant of the layout.
+__host__ __device__ constexpr unsigned smem_descriptor_high(int sbo_bytes, Swizzle swizzle) {
+  return static_cast<unsigned>((sbo_bytes >> 4) & 0x3FFF) | (static_cast<unsigned>(swizzle) << 30);
+}
 __device__ __forceinline__ std::uint64_t smem_descriptor(const void* start, int lbo_bytes, int sbo_bytes,
                                                          Swizzle swizzle) {
   const std::uint64_t addr = detail::smem_address(start);
   return ((addr & 0x3FFFF) >> 4) | (static_cast<std::uint64_t>((lbo_bytes >> 4) & 0x3FFF) << 16) |
-         (static_cast<std::uint64_t>((sbo_bytes >> 4) & 0x3FFF) << 32) |
-         (static_cast<std::uint64_t>(swizzle) << 62);
+         (static_cast<std::uint64_t>(smem_descriptor_high(sbo_bytes, swizzle)) << 32);
 }
 
 // Gives this warpgroup's registers back to the pool (producer) or takes more (consumers).

@@ -31,10 +31,11 @@ template <class Shape>
 __device__ __forceinline__ void issue_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
                                                RingPosition<Shape::kStages>& pos, int& previous, int row,
                                                int k_blocks, bool leader) {
+  const StageDescriptors<Shape> d(st, row);
   for (int kb = 0; kb < k_blocks; ++kb) {
     ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
     ptx::wgmma_fence();
-    mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), row);
+    mma_stage<Shape>(acc, d, pos.stage);
     ptx::wgmma_commit();
     ptx::wgmma_wait<1>();  // the previous stage's wgmmas have finished: hand it back
     if (leader && previous >= 0) st.release(previous);
@@ -77,16 +78,17 @@ template <class Shape, class Promotion = PlainPromotion>
 __device__ __forceinline__ void promoted_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
                                                   RingPosition<Shape::kStages>& pos, int row, int k_blocks,
                                                   bool leader, const Promotion& promotion = {}, int k_begin = 0) {
+  const StageDescriptors<Shape> d(st, row);
   int previous = -1;
   float part[2][Shape::kMmaM][Shape::kAccRegs];
   typename Promotion::Factors factors[2];
   int kb = 0;
   for (; kb + 1 < k_blocks; kb += 2) {
-    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
-    promoted_step<Shape, 1>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb + 1);
+    promoted_step<Shape, 0>(acc, part, factors, promotion, st, d, pos, previous, leader, k_begin + kb);
+    promoted_step<Shape, 1>(acc, part, factors, promotion, st, d, pos, previous, leader, k_begin + kb + 1);
   }
   if (kb < k_blocks) {  // an odd number of stages: the last product is in part[0]
-    promoted_step<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
+    promoted_step<Shape, 0>(acc, part, factors, promotion, st, d, pos, previous, leader, k_begin + kb);
     finish_promoted<Shape, 0>(acc, part, factors, promotion, st, previous, leader);
   } else {
     finish_promoted<Shape, 1>(acc, part, factors, promotion, st, previous, leader);
@@ -101,14 +103,15 @@ template <class Shape, class Promotion>
 __device__ __forceinline__ void promoted_spans_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
                                                         RingPosition<Shape::kStages>& pos, int row, int k_blocks,
                                                         bool leader, const Promotion& promotion, int k_begin) {
+  const StageDescriptors<Shape> d(st, row);
   int previous = -1;
   float part[2][Shape::kMmaM][Shape::kAccRegs];
   typename Promotion::Factors factors[2];
   for (int kb = 0;;) {
-    kb = promoted_product<Shape, 0>(acc, part, factors, promotion, st, pos, previous, row, leader, kb, k_blocks,
+    kb = promoted_product<Shape, 0>(acc, part, factors, promotion, st, d, pos, previous, leader, kb, k_blocks,
                                     k_begin);
     if (kb >= k_blocks) return finish_promoted<Shape, 0>(acc, part, factors, promotion, st, previous, leader);
-    kb = promoted_product<Shape, 1>(acc, part, factors, promotion, st, pos, previous, row, leader, kb, k_blocks,
+    kb = promoted_product<Shape, 1>(acc, part, factors, promotion, st, d, pos, previous, leader, kb, k_blocks,
                                     k_begin);
     if (kb >= k_blocks) return finish_promoted<Shape, 1>(acc, part, factors, promotion, st, previous, leader);
   }

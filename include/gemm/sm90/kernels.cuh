@@ -90,18 +90,19 @@ __global__ void __launch_bounds__(128, 1)
     for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] = 0.0f;
 
   RingPosition<Shape::kStages> pos;
+  const StageDescriptors<Shape> d(st, 0);
   for (int kb = 0; kb < k_blocks; ++kb) {
     ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
     ptx::wgmma_fence();
     if constexpr (kPromote) {
       float part[Shape::kMmaM][Shape::kAccRegs];
-      mma_stage<Shape>(part, st.a(pos.stage), st.b(pos.stage), 0, 0);
+      mma_stage<Shape>(part, d, pos.stage, 0);
       ptx::wgmma_commit();
       ptx::wgmma_wait<0>();
       fence_accumulators<Shape>(part);
       add_accumulators<Shape>(acc, part);
     } else {
-      mma_stage<Shape>(acc, st.a(pos.stage), st.b(pos.stage), 0);
+      mma_stage<Shape>(acc, d, pos.stage);
       ptx::wgmma_commit();
       ptx::wgmma_wait<0>();
       fence_accumulators<Shape>(acc);

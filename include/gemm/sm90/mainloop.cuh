@@ -109,17 +109,46 @@ struct RingPosition {
   }
 };
 
-// The warpgroup's wgmmas over one stage: its kWgRows x BN block += A rows [row, row + kWgRows) x B,
-// or, with accumulate = 0, = (the first wgmma ignores what acc holds).
+// The wgmma descriptors of a warpgroup's slices of every stage, from those of stage 0 computed once:
+// a descriptor's start-address field is the shared address >> 4 (14 bits; every stage lies below
+// 256 KB), so a slice's descriptor is stage 0's plus its byte offset >> 4. Building each descriptor
+// from its address instead (a generic-to-shared conversion and masks per wgmma) cost FP8's promoted
+// loop 23 of its 198 instructions per warp and stage (design/hopper.md).
 template <class Shape>
-__device__ __forceinline__ void mma_stage(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const char* a_tile,
-                                          const char* b_tile, int row, int accumulate = 1) {
+struct StageDescriptors {
+  // The low words (start address, leading-byte offset) of stage 0's: A at this warpgroup's first
+  // row, B. The high words (stride-byte offset, swizzle) are constants of the tiles.
+  unsigned a_lo, b_lo;
+  __device__ StageDescriptors(const Stages<Shape>& st, int row)
+      : a_lo(static_cast<unsigned>(Shape::TileA::descriptor(st.a(0), row, 0))),
+        b_lo(static_cast<unsigned>(Shape::TileB::descriptor(st.b(0), 0, 0))) {}
+  // Stage s's A rows 64 mi on (of this warpgroup's) and B, at k offset kk.
+  __device__ std::uint64_t a(int s, int mi, int kk) const {
+    return join(a_lo + s * (Shape::TileA::kBytes >> 4) + (Shape::TileA::offset(64 * mi, kk) >> 4),
+                Shape::TileA::kDescriptorHigh);
+  }
+  __device__ std::uint64_t b(int s, int kk) const {
+    return join(b_lo + s * (Shape::TileB::kBytes >> 4) + (Shape::TileB::offset(0, kk) >> 4),
+                Shape::TileB::kDescriptorHigh);
+  }
+
+ private:
+  __device__ static std::uint64_t join(unsigned lo, unsigned hi) {
+    return (static_cast<std::uint64_t>(hi) << 32) | lo;
+  }
+};
+
+// The warpgroup's wgmmas over stage s: its kWgRows x BN block += its A rows x B, or, with
+// accumulate = 0, = (the first wgmma ignores what acc holds).
+template <class Shape>
+__device__ __forceinline__ void mma_stage(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const StageDescriptors<Shape>& d,
+                                          int s, int accumulate = 1) {
 #pragma unroll
   for (int kk = 0; kk < Shape::BK; kk += Shape::Mma::kK) {
-    const std::uint64_t desc_b = Shape::TileB::descriptor(b_tile, 0, kk);
+    const std::uint64_t desc_b = d.b(s, kk);
 #pragma unroll
     for (int mi = 0; mi < Shape::kMmaM; ++mi)
-      Shape::Mma::mma(acc[mi], Shape::TileA::descriptor(a_tile, row + 64 * mi, kk), desc_b, kk == 0 ? accumulate : 1);
+      Shape::Mma::mma(acc[mi], d.a(s, mi, kk), desc_b, kk == 0 ? accumulate : 1);
   }
 }
 
@@ -164,11 +193,11 @@ template <class Shape, int P, class Promotion>
 __device__ __forceinline__ void promoted_step(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
                                               float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
                                               typename Promotion::Factors (&factors)[2], const Promotion& promotion,
-                                              const Stages<Shape>& st, RingPosition<Shape::kStages>& pos,
-                                              int& previous, int row, bool leader, int kb) {
+                                              const Stages<Shape>& st, const StageDescriptors<Shape>& d,
+                                              RingPosition<Shape::kStages>& pos, int& previous, bool leader, int kb) {
   ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
   ptx::wgmma_fence();
-  mma_stage<Shape>(part[P], st.a(pos.stage), st.b(pos.stage), row, 0);
+  mma_stage<Shape>(part[P], d, pos.stage, 0);
   ptx::wgmma_commit();
   factors[P] = promotion.load(kb);
   ptx::wgmma_wait<1>();  // the previous stage's wgmmas are done
@@ -189,15 +218,15 @@ template <class Shape, int P, class Promotion>
 __device__ __forceinline__ int promoted_product(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
                                                 float (&part)[2][Shape::kMmaM][Shape::kAccRegs],
                                                 typename Promotion::Factors (&factors)[2], const Promotion& promotion,
-                                                const Stages<Shape>& st, RingPosition<Shape::kStages>& pos,
-                                                int& previous, int row, bool leader, int kb, int k_blocks,
-                                                int k_begin) {
-  promoted_step<Shape, P>(acc, part, factors, promotion, st, pos, previous, row, leader, k_begin + kb);
+                                                const Stages<Shape>& st, const StageDescriptors<Shape>& d,
+                                                RingPosition<Shape::kStages>& pos, int& previous, bool leader, int kb,
+                                                int k_blocks, int k_begin) {
+  promoted_step<Shape, P>(acc, part, factors, promotion, st, d, pos, previous, leader, k_begin + kb);
   const int end = min(kb + promotion.stages, k_blocks);
   for (int j = kb + 1; j < end; ++j) {
     ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
     ptx::wgmma_fence();
-    mma_stage<Shape>(part[P], st.a(pos.stage), st.b(pos.stage), row, 1);
+    mma_stage<Shape>(part[P], d, pos.stage, 1);
     ptx::wgmma_commit();
     ptx::wgmma_wait<1>();  // the stage before has finished
     if (leader) st.release(previous);

@@ -113,14 +113,20 @@ struct OperandTile {
     }
   }
 
+  // Where the slice starting at m (or n) offset mn (a multiple of 64) and k offset kk lies in the
+  // tile, in bytes from its start.
+  __host__ __device__ static constexpr int offset(int mn, int kk) {
+    return kKMajor ? mn * 128 + kk * static_cast<int>(sizeof(In)) : (mn / kRowElems) * kBoxBytes + kk * 128;
+  }
+
   // wgmma's view of the slice starting at m (or n) offset mn (a multiple of 64), k offset kk.
   __device__ static std::uint64_t descriptor(const void* tile, int mn, int kk) {
-    const char* t = static_cast<const char*>(tile);
-    if constexpr (kKMajor)
-      return ptx::smem_descriptor(t + mn * 128 + kk * static_cast<int>(sizeof(In)), 16, 1024, ptx::Swizzle::B128);
-    else
-      return ptx::smem_descriptor(t + (mn / kRowElems) * kBoxBytes + kk * 128, kBoxBytes, 1024, ptx::Swizzle::B128);
+    return ptx::smem_descriptor(static_cast<const char*>(tile) + offset(mn, kk), kKMajor ? 16 : kBoxBytes,
+                                kDescriptorSbo, ptx::Swizzle::B128);
   }
+  // The descriptors' high word, the same for every slice of every tile of this kind.
+  static constexpr int kDescriptorSbo = 1024;
+  static constexpr unsigned kDescriptorHigh = ptx::smem_descriptor_high(kDescriptorSbo, ptx::Swizzle::B128);
 };
 
 }  // namespace gemm::sm90

@@ -30,6 +30,9 @@ __device__ __forceinline__ int scaled_row(int m, int tile_m, int row, int mi, in
   return r < m ? r : m - 1;
 }
 
+// A factor of 1, read where a call's scales do not vary along k.
+__device__ const float kUnitScale = 1.0f;
+
 // The block scales' promotion: part times a[kb][row] * b[n block][kb] into acc.
 template <class Shape>
 struct BlockScalePromotion {
@@ -41,28 +44,30 @@ struct BlockScalePromotion {
   struct Factors {
     float s[Shape::kMmaM][2][kNBlocks];  // a[row] * b[block] for this thread's rows and the tile's blocks
   };
-  bool active;                                 // the call's mode is Block (else every factor is 1)
-  int stages;                                  // stages per product (mainloop.cuh: PlainPromotion)
-  const float* a_rows[Shape::kMmaM][2];        // a + this thread's rows
-  const float* b_blocks[kNBlocks];             // b + the tile's n blocks' rows of scales
-  long long k_stride;                          // floats between A's scales of consecutive k blocks
+  int stages;                            // stages per product (mainloop.cuh: PlainPromotion)
+  const float* a_rows[Shape::kMmaM][2];  // k block 0's scales of this thread's rows
+  const float* b_blocks[kNBlocks];       // k block 0's scales of the tile's n blocks
+  int a_step, b_step;                    // floats from one k block's scales to the next's
+  // Other modes than Block read factors of 1 the same way (one float, steps of 0): no branch per stage.
 
   template <class Args>
   __device__ BlockScalePromotion(const Args& args, const WorkUnit& u, int row) {
     const Scales& sc = detail::scales_of(args);
-    active = sc.mode == ScaleMode::Block;
+    const bool block = sc.mode == ScaleMode::Block;
     stages = sc.promote_stages();  // (1 with block scales: validate_scales refuses any other span)
-    k_stride = sc.a_k_stride != 0 ? sc.a_k_stride : args.m;
+    a_step = block ? static_cast<int>(sc.a_k_stride != 0 ? sc.a_k_stride : args.m) : 0;
+    b_step = block ? 1 : 0;
     const long long k_blocks = Scales::k_blocks(args.k);
 #pragma unroll
     for (int mi = 0; mi < Shape::kMmaM; ++mi)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) a_rows[mi][h] = sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h);
+      for (int h = 0; h < 2; ++h)
+        a_rows[mi][h] = block ? sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h) : &kUnitScale;
     const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
 #pragma unroll
     for (int j = 0; j < kNBlocks; ++j) {
       const int nb = min(u.tile_n * Shape::BN / kScaleBlock + j, n_blocks - 1);
-      b_blocks[j] = sc.b + nb * k_blocks;
+      b_blocks[j] = block ? sc.b + nb * k_blocks : &kUnitScale;
     }
   }
 
@@ -70,12 +75,12 @@ struct BlockScalePromotion {
     Factors f;
     float b[kNBlocks];
 #pragma unroll
-    for (int j = 0; j < kNBlocks; ++j) b[j] = active ? __ldg(b_blocks[j] + kb) : 1.0f;
+    for (int j = 0; j < kNBlocks; ++j) b[j] = __ldg(b_blocks[j] + static_cast<long long>(kb) * b_step);
 #pragma unroll
     for (int mi = 0; mi < Shape::kMmaM; ++mi)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const float a = active ? __ldg(a_rows[mi][h] + kb * k_stride) : 1.0f;
+        const float a = __ldg(a_rows[mi][h] + static_cast<long long>(kb) * a_step);
 #pragma unroll
         for (int j = 0; j < kNBlocks; ++j) f.s[mi][h][j] = a * b[j];
       }
