@@ -4,8 +4,8 @@
 // Tuned's plan names (gemm::plan, the same decision the call makes) and what Tuned's choice costs
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
-//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small]
-//              [--shape MxNxK ...]
+//   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small |
+//              --narrow] [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
 // them as the table's fields (rules.cuh).
 // --splits: instead of Tuned's candidates, the Hopper kernel's k split into a fixed number of
@@ -21,6 +21,12 @@
 // --small: small calls with rows TMA cannot read (odd k or n), A row-major and B either way, bf16:
 // the wgmma tiles Tuned picks from on sm_90 (which stage such rows in aligned copies first) beside
 // the mma.sync compositions it runs where wgmma cannot (one launch, element loads for odd rows).
+// --narrow: 16-128 tokens against a weight stored transposed, and forward shapes with short k, bf16
+// NT: the 64-row wgmma tile Tuned runs for decode beside narrower ones (64x64, 64x32: twice and four
+// times the blocks over the same weight), the 128-row tiles, and the ping-pong schedule (one
+// consumer's epilogue under the other's mainloop) on plain calls.
+// --short-k: the ping-pong schedule against the cooperative tile widths over a grid of m x n and k
+// from 512 to 3072, bf16 NT and NN: what HopperRules::pingpong_max_k is fitted to.
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -224,7 +230,8 @@ int main(int argc, char** argv) {
   const char* out_path = nullptr;
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
-  bool bf16_only = false, fp32_only = false, splits = false, tail = false, fit_only = false, decode = false, small = false;
+  bool bf16_only = false, fp32_only = false, splits = false, tail = false, fit_only = false, decode = false;
+  bool small = false, narrow = false, short_k = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -235,6 +242,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--fit")) fit_only = true;
     if (!std::strcmp(argv[i], "--decode")) decode = true;
     if (!std::strcmp(argv[i], "--small")) small = true;
+    if (!std::strcmp(argv[i], "--narrow")) narrow = true;
+    if (!std::strcmp(argv[i], "--short-k")) short_k = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -279,7 +288,44 @@ int main(int argc, char** argv) {
       for (const Shape& w : weights) shapes.push_back({m, w.n, w.k});
   }
   if (!only.empty()) shapes = only;
-  if (small) {
+  if (short_k) {
+    std::vector<Shape> grid;
+    for (const Shape& c : std::vector<Shape>{{1024, 4096, 0}, {2048, 2048, 0}, {3152, 768, 0}, {4096, 4096, 0},
+                                             {8192, 1536, 0}, {1536, 1536, 0}, {2048, 6144, 0}, {1000, 3000, 0},
+                                             {8192, 8192, 0}, {4096, 1024, 0}})
+      for (int k : {512, 768, 1024, 1536, 2048, 3072}) grid.push_back({c.m, c.n, k});
+    const std::vector<const char*> names = {"128x256", "128x192", "128x128", "ping-pong"};
+    Audit<bf16, gemm::Op::T> nt{"bf16 NT short k", names, only.empty() ? grid : only, reps};
+    nt.run<Tuned::Hopper, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperPingPong>(h);
+    Audit<bf16> nn{"bf16 NN short k", names, only.empty() ? grid : only, reps};
+    nn.run<Tuned::Hopper, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperPingPong>(h);
+    md += nt.md + nn.md;
+  } else if (narrow) {
+    using gemm::HopperPolicy, gemm::BlockTile, gemm::PersistentProducerConsumer, gemm::SwizzledRaster;
+    using gemm::TmaStoreEpilogue, gemm::PackMisalignedOperands, gemm::HopperSplitK;
+    std::vector<Shape> dec;
+    for (int m : {16, 32, 64, 128})
+      for (const Shape& w : std::vector<Shape>{{0, 6144, 4096}, {0, 8192, 8192}, {0, 24576, 1536}, {0, 4096, 14336},
+                                               {0, 28672, 4096}, {0, 8192, 28672}})
+        dec.push_back({m, w.n, w.k});
+    using Tile64x64 = HopperPolicy<BlockTile<64, 64>, 12, PersistentProducerConsumer<1>, SwizzledRaster<8>,
+                                   TmaStoreEpilogue, PackMisalignedOperands, HopperSplitK<16, 4, 4>>;
+    // (TMA stores move 128-byte rows: 32 columns of bf16 store from registers.)
+    using Tile64x32 = HopperPolicy<BlockTile<64, 32>, 16, PersistentProducerConsumer<1>, SwizzledRaster<8>,
+                                   gemm::RegisterEpilogue, PackMisalignedOperands, HopperSplitK<16, 4, 4>>;
+    Audit<bf16, gemm::Op::T> d{"bf16 NT decode tiles",
+                               {"64x128", "64x64", "64x32", "128x64", "128x128", "ping-pong"},
+                               only.empty() ? dec : only, reps};
+    d.run<Tuned::HopperDecode, Tile64x64, Tile64x32, Tuned::HopperSmall, Tuned::HopperMedium, Tuned::HopperPingPong>(h);
+    md += d.md;
+    const std::vector<Shape> fwd = {{3152, 3072, 768}, {2048, 2304, 768},  {512, 576, 7168},  {2048, 768, 3072},
+                                    {8192, 576, 7168}, {3152, 768, 3072},  {768, 3072, 2048}, {4096, 4096, 4096},
+                                    {4096, 2112, 7168}, {2048, 2048, 512}, {8192, 8192, 1024}, {1024, 1024, 1024}};
+    Audit<bf16, gemm::Op::T> f{"bf16 NT forward", {"128x256", "128x192", "128x128", "128x64", "ping-pong"},
+                               only.empty() ? fwd : only, reps};
+    f.run<Tuned::Hopper, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall, Tuned::HopperPingPong>(h);
+    md += f.md;
+  } else if (small) {
     // Small and misaligned calls (the shape space's random class where Tuned trails cuBLAS most: odd
     // k or n, so rows TMA cannot read, and little work per call), A row-major, B either way: Tuned
     // the compositions it picks from on sm_90 (the wgmma tiles, which stage rows TMA cannot read in
@@ -346,7 +392,7 @@ int main(int argc, char** argv) {
     bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
   }
-  if (!bf16_only && !splits && !tail && !fit_only && !decode && !small) {
+  if (!bf16_only && !splits && !tail && !fit_only && !decode && !small && !narrow && !short_k) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

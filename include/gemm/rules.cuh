@@ -30,6 +30,8 @@ struct HopperRules {
   int pingpong_max_rounds = 4;     // a fused epilogue: ping-pong while the wide tiles take at most this many rounds,
   int pingpong_half_round = 21;    // ... or where pingpong_half_round x rounds of 128x128 tiles <
   int pingpong_full_round = 40;    // ... pingpong_full_round x rounds of 128x256 ones
+  int pingpong_max_k = 1024;       // a plain 16-bit call: ping-pong where 128x256 tiles fill wide_tiles rounds and k
+  int pingpong_min_k = 16;         // is in [pingpong_min_k, pingpong_max_k] (its epilogue under the other mainloop)
   int decode_max_m = 128;          // 64-row tiles (and split-K) for m up to this
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's

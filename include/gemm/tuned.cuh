@@ -210,7 +210,8 @@ struct Tuned : Named<Tuned> {
            "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
-           "(not tf32x3) {" +
+           "(not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
+           "in [pingpong_min_k, pingpong_max_k] {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() +
            "}; sm_80+, other rows, and on sm_90 small single 16-bit products with rows TMA cannot read (k <= "
@@ -538,6 +539,18 @@ struct Tuned : Named<Tuned> {
                                                     "(pingpong_half_round / pingpong_full_round): persistent "
                                                     "ping-pong wgmma kernel (one consumer's epilogue under the "
                                                     "other's mainloop), 128x128 tiles, TMA stores");
+        }
+        // A short k: a tile's mainloop is short beside its epilogue, which the ping-pong schedule runs
+        // under the other consumer's mainloop (tools/plan_audit.cu --short-k, H200, bf16 NT and NN over
+        // 10 m x n: k = 512 7-14% faster than 128x256 tiles, 768 4-6%, 1024 1-4%; 1536 within 2% either
+        // way, 2048 up 0-4% slower; 4096 x 4096 x 16 to 256 7-12% faster, but x 8, less than a wgmma's
+        // k, 6-8% slower). 16-bit single products (what was measured).
+        if constexpr (Args::kBatching == Batch::None && is_16bit<T> && !detail::has_epilogue<Args>) {
+          if (args.k >= r.pingpong_min_k && args.k <= r.pingpong_max_k)
+            return visit(Pick<HopperPingPong, T>{}, "sm_90, 128x256 tiles fill wide_tiles rounds, k in [pingpong_min_k, "
+                                                    "pingpong_max_k]: persistent ping-pong wgmma kernel (one "
+                                                    "consumer's epilogue under the other's mainloop), 128x128 tiles, "
+                                                    "TMA stores");
         }
         if constexpr (!std::is_same_v<T, tf32x3>) {  // (3xTF32's promoted tiles are at most 128 wide and tall)
           if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))

@@ -115,6 +115,21 @@ TEST_CASE("Tuned<bf16, fp16> is correct on the Hopper path and the mma.sync path
   gemm_test::check_preset<gemm::preset::Tuned, __half>();
   gemm_test::check_preset<gemm::preset::Tuned, __half, float>();
   gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(Case{1500, 2904, 304, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  // A short k where 128x256 tiles fill a round of an H100's or H200's SMs: Tuned's plain call on the
+  // ping-pong schedule (HopperRules::pingpong_max_k), every layout, beta 0 over NaN and beta != 0, a
+  // ragged k and an odd C.
+  gemm::detail::DeviceInfo dev;
+  if (gemm_test::is_sm90() && gemm::detail::query_device(dev) == gemm::Status::Success && dev.sms >= 128) {
+    const auto bf = static_cast<const __nv_bfloat16*>(nullptr);
+    const gemm::Plan p = gemm::plan<__nv_bfloat16>(Op::N, Op::T, 2048, 4096, 520, 1.f, bf + 8, 520, bf + 8, 520, 0.f,
+                                                   const_cast<__nv_bfloat16*>(bf + 8), 4096);
+    CHECK(p.composition.find("PersistentPingPong") != std::string::npos);
+    for (const Case& c : {Case{2048, 4096, 520, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
+                          Case{2048, 4096, 1000, -0.5, 2.0}.with_ops(Op::T, Op::N),
+                          Case{2040, 4096, 64, 1.0, 0.0, 0, 0, 3}.with_ops(Op::T, Op::T)})
+      gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(c);
+    gemm_test::run_case<gemm::preset::Tuned, __half, float>(Case{2048, 4096, 768, 1.0, 0.5});
+  }
 }
 
 TEST_CASE("TF32 on Hopper reads transposed operands through a transposed copy", "[gpu][hopper][tf32]") {

@@ -51,6 +51,18 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   // 1536^3: 72 wide tiles, 144 of 128x128 (two rounds), 96 of 128x192 (one).
   CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 1536).composition, "BlockTile<128,192>"));
   CHECK(has(plan_nn<bf16>(kH100, 1024, 1024, 1024).composition, "BlockTile<128,64>"));
+  // A short k where 128x256 tiles fill a round (pingpong_max_k): the ping-pong schedule, one
+  // consumer's epilogue under the other's mainloop; fp16 too, not tf32, not batches, not from k =
+  // 1025 nor below 16, and not where 128x192 tiles balance better (1536 x 1536 x 768).
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 768).composition, "PersistentPingPong"));
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 768).reason, "pingpong_max_k"));
+  CHECK(has(plan_nn<bf16>(kH100, 8192, 8192, 1024, Op::N, Op::T).composition, "PersistentPingPong"));
+  CHECK(has(plan_nn<__half>(kH100, 2048, 6144, 512, Op::T, Op::N).composition, "PersistentPingPong"));
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 1025).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 8).composition, "BlockTile<128,256>"));  // (below pingpong_min_k)
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 16).composition, "PersistentPingPong"));
+  CHECK(!has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 768).composition, "PingPong"));
+  CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 768).composition, "BlockTile<128,192>"));
   // 136 tiles of 128x64 would be two rounds of 132 SMs: 72 tiles of 128x128 instead.
   CHECK(has(plan_nn<bf16>(kH100, 1023, 1025, 1021).composition, "BlockTile<128,128>"));
   // Rows TMA cannot read are copied first: still the Hopper kernel. With beta == 0 an odd C is stored
@@ -462,12 +474,13 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).composition, "BlockTile<128,192>"));
   // 2048 x 4096: 256 wide tiles, two rounds on 132 SMs (128x256), three on 114, where 512 tiles of
   // 128x128 take five half-size ones (medium_vs_wide_rounds, k >= 2048: 128x128), and 352 of 128x192
-  // four (5.83 against 5). With k = 1024, too short for the medium rule, 114 SMs keep the wide tiles.
+  // four (5.83 against 5). With k = 1536, too short for the medium rule (and too long for the
+  // ping-pong one), 114 SMs keep the wide tiles.
   CHECK(has(plan_nn<bf16>(kH100, 2048, 4096, 2048).composition, "BlockTile<128,256>"));
   CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 4096, 2048).composition, "BlockTile<128,128>"));
-  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 4096, 1024).composition, "BlockTile<128,256>"));
-  // 1536 x 2560 x 1024: 120 wide tiles, more than a round of the H20's 78 SMs, fewer than the H100's.
-  CHECK(has(plan_nn<bf16>(kH20, 1536, 2560, 1024).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 4096, 1536).composition, "BlockTile<128,256>"));
+  // 1536 x 2560 x 1536: 120 wide tiles, more than a round of the H20's 78 SMs, fewer than the H100's.
+  CHECK(has(plan_nn<bf16>(kH20, 1536, 2560, 1536).composition, "BlockTile<128,256>"));
   CHECK(has(plan_nn<bf16>(kH100, 1536, 2560, 1024).composition, "BlockTile<128,128>"));
   // 128x192 tiles where they balance the rounds (rounds x work / speed): 3072^3 is 384 of them, three
   // rounds (4.37), against 288 of 128x256 (three rounds of twice the work, 5.66) and 576 of 128x128
