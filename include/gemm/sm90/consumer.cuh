@@ -96,9 +96,10 @@ __device__ __forceinline__ void promoted_mainloop(Accumulators<Shape>& acc, cons
 }
 
 // The same with products of promotion.stages stages (FP8 with tensor or row scales and
-// Scales::promote_every above 128: mainloop.cuh's promoted_product). A kernel of its own
-// (cooperative_kernel's kSpans): in the kernel above, the loops it needs made ptxas spill the
-// accumulators (2 KB a thread) and the default calls ran at a fifth of their speed.
+// Scales::promote_every above 128: mainloop.cuh's promoted_product). Only in the kernel of those
+// scales (cooperative_kernel's kFixedScales), beside promoted_mainloop with plain adds: with the
+// block scales' loop, the loops made ptxas spill the accumulators (2 KB a thread) and the default
+// calls ran at a fifth of their speed.
 template <class Shape, class Promotion>
 __device__ __forceinline__ void promoted_spans_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
                                                         RingPosition<Shape::kStages>& pos, int row, int k_blocks,

@@ -183,9 +183,12 @@ using SchedulerFor = std::conditional_t<detail::is_grouped<Args>, GroupedSchedul
 
 // kSplitK: the split-K fixup is compiled in (compositions with HopperSplitK; in the others its
 // registers would only crowd the accumulators: 128x256 tiles spilled 320 bytes with it).
-// kSpans: FP8 products of several stages (Scales::promote_every; consumer.cuh's promoted_spans_mainloop).
+// kFixedScales: FP8 calls whose scales do not vary along k (tensor and row scales, applied once
+// after the mainloop: scaling.cuh's scale_output), whose products are added as they are, with
+// plain adds, in products of Scales::promote_every's stages (consumer.cuh). Loading factors of 1
+// per stage in the block scales' loop cost these calls 14-18% (design/fp8.md).
 template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false, bool kSplitK = false,
-          bool kSpans = false>
+          bool kFixedScales = false>
 __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
     cooperative_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                        const __grid_constant__ CUtensorMap map_c, const Args params, const CStore c_store,
@@ -214,35 +217,52 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   const int row = consumer * Shape::kWgRows;
   const bool leader = threadIdx.x % 128 == 0;
   const bool pairs_unbatched = pairs_aligned(params);  // (hoisted, as before batches)
-  RingPosition<Shape::kStages> pos;
-  for (auto w = sched.first; w < sched.count; w += sched.stride) {
-    const WorkUnit u = sched.unit(w);
-    decltype(auto) args = detail::entry_of(params, u.b);
-    Accumulators<Shape> acc;
-    zero_accumulators<Shape>(acc);
-    if constexpr (kPromote && kSpans) {
-      promoted_spans_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row),
-                                     u.k_begin);
-    } else if constexpr (kPromote) {
-      promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row), u.k_begin);
-    } else if (Shape::BN >= 256 && u.tile_m * Shape::BM + row >= args.m) {
-      skip_mainloop<Shape>(st, pos, u.k_blocks, leader);  // (rows all past the entry's end)
-    } else {
-      int previous = -1;
-      issue_mainloop<Shape>(acc, st, pos, previous, row, u.k_blocks, leader);
-      finish_mainloop<Shape>(acc, st, previous, leader);
-    }
-    if constexpr (detail::has_scales<Args>) scale_output<Shape>(acc, args, u, row);
-    if constexpr (kSplitK) {
-      if (u.slot >= 0) {  // a slice of a split tile
-        // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)
-        const bool rows_in = u.tile_m * Shape::BM + row + 16 * ((threadIdx.x / 32) % 4) < args.m;
-        if (!split_k_reduce<Shape>(acc, split_k, u.slot, u.split, consumer, rows_in, st.split_flag())) continue;
+  // The loop over the block's units; `spans` (a std::bool_constant): with kFixedScales, products of
+  // several stages. Those get a copy of the loop of their own: with both mainloops in one loop the
+  // compiler kept the ring position in ordinary registers and moved every wgmma descriptor into
+  // uniform ones, and the default calls ran 3-5% slower (design/fp8.md).
+  const auto run_units = [&](auto spans) {
+    RingPosition<Shape::kStages> pos;
+    for (auto w = sched.first; w < sched.count; w += sched.stride) {
+      const WorkUnit u = sched.unit(w);
+      decltype(auto) args = detail::entry_of(params, u.b);
+      Accumulators<Shape> acc;
+      zero_accumulators<Shape>(acc);
+      if constexpr (kPromote && kFixedScales) {
+        const PlainPromotion promotion{detail::scales_of(args).promote_stages()};
+        if constexpr (decltype(spans)::value)
+          promoted_spans_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion, u.k_begin);
+        else
+          promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion, u.k_begin);
+      } else if constexpr (kPromote) {
+        promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row), u.k_begin);
+      } else if (Shape::BN >= 256 && u.tile_m * Shape::BM + row >= args.m) {
+        skip_mainloop<Shape>(st, pos, u.k_blocks, leader);  // (rows all past the entry's end)
+      } else {
+        int previous = -1;
+        issue_mainloop<Shape>(acc, st, pos, previous, row, u.k_blocks, leader);
+        finish_mainloop<Shape>(acc, st, previous, leader);
       }
+      if constexpr (detail::has_scales<Args>) scale_output<Shape>(acc, args, u, row);
+      if constexpr (kSplitK) {
+        if (u.slot >= 0) {  // a slice of a split tile
+          // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)
+          const bool rows_in = u.tile_m * Shape::BM + row + 16 * ((threadIdx.x / 32) % 4) < args.m;
+          if (!split_k_reduce<Shape>(acc, split_k, u.slot, u.split, consumer, rows_in, st.split_flag())) continue;
+        }
+      }
+      const CTarget c = c_target(params, args, u, Shape::BM, c_store);
+      store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, row, c_store, c.by_tma, c.at,
+                                        kBatched ? pairs_aligned(args) : pairs_unbatched);
     }
-    const CTarget c = c_target(params, args, u, Shape::BM, c_store);
-    store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, row, c_store, c.by_tma, c.at,
-                                      kBatched ? pairs_aligned(args) : pairs_unbatched);
+  };
+  if constexpr (kPromote && kFixedScales) {
+    if (detail::scales_of(params).promote_stages() > 1)
+      run_units(std::true_type{});
+    else
+      run_units(std::false_type{});
+  } else {
+    run_units(std::false_type{});
   }
   if constexpr (Shape::kEpilogueBytes > 0) {
     if (c_store == CStore::Tma && leader) ptx::bulk_wait<0>();  // the buffers stay valid until the last store is done

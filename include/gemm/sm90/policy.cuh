@@ -325,8 +325,8 @@ struct HopperPolicy {
 
   // kPromote: 3xTF32's large term; FP8 promotes on the tiles that can (scaling.cuh), and splits k as
   // the plain kernels do.
-  // kSpans: FP8's products of several stages (kernels.cuh), a kernel of their own.
-  template <class Args, class S, bool kPromote = false, bool kSpans = false>
+  // kFixedScales: FP8 with tensor or row scales (kernels.cuh), a kernel of their own.
+  template <class Args, class S, bool kPromote = false, bool kFixedScales = false>
   static constexpr auto kernel() {
     constexpr bool kFp8 = is_fp8<typename Args::Element>;
     if constexpr (!Schedule::kWarpSpecialized)
@@ -335,7 +335,7 @@ struct HopperPolicy {
       return &sm90::pingpong_kernel<Args, S, Raster>;
     else
       return &sm90::cooperative_kernel<Args, S, Raster, Schedule::kPersistent, kPromote || (kFp8 && kPromotedTiles),
-                                        kSplitsK && (!kPromote || kFp8) && Args::kBatching == Batch::None, kSpans>;
+                                        kSplitsK && (!kPromote || kFp8) && Args::kBatching == Batch::None, kFixedScales>;
   }
 
   // Split-K's cut of a call with block shape S (1 slice: whole tiles), and the scratch its partial
@@ -590,12 +590,12 @@ struct HopperPolicy {
                               const sm90::SplitKWork& split_k) {
     using S = Shape<typename Args::Element, L::a, L::b>;
     if constexpr (is_fp8<typename Args::Element> && kPromotedTiles && detail::has_scales<Args>) {
-      // Products of several stages (Scales::promote_every above 128 k; validate_scales allows them
-      // with tensor and row scales only): their own kernel.
-      if (detail::scales_of(args).promote_stages() > 1) {
-        constexpr auto kSpansKernel = kernel<Args, S, false, true>();
-        if (Status s = prepare<S, kSpansKernel>(dev); s != Status::Success) return s;
-        return launch_shape<S, kSpansKernel>(args, dev, stream, split_k);
+      // Tensor and row scales (and with them the products of several stages that
+      // Scales::promote_every allows): their own kernel, whose products are added without factors.
+      if (detail::scales_of(args).mode != ScaleMode::Block) {
+        constexpr auto kFixedScalesKernel = kernel<Args, S, false, true>();
+        if (Status s = prepare<S, kFixedScalesKernel>(dev); s != Status::Success) return s;
+        return launch_shape<S, kFixedScalesKernel>(args, dev, stream, split_k);
       }
     }
     return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);

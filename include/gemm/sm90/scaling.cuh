@@ -11,9 +11,12 @@
 //                    A scales and its columns' B scale as it is added (one FMA per accumulator);
 //                    the scales of the stage are loaded as its wgmmas are issued.
 //   Tensor, Rowwise: the scales do not vary along k, so the sum is multiplied once after the
-//                    mainloop (scale_output), before split-K's reduction and the epilogue; and
-//                    nothing ties a product to one k block, so a product may span several stages
-//                    (Scales::promote_every: fewer adds, longer sums in the tensor cores).
+//                    mainloop (scale_output), before split-K's reduction and the epilogue; the
+//                    products are added as they are, in a kernel of their own (kernels.cuh:
+//                    kFixedScales); and nothing ties a product to one k block, so a product may span
+//                    several stages (Scales::promote_every: fewer adds, longer sums in the tensor
+//                    cores). BlockScalePromotion below serves these modes too (factors of 1), as
+//                    the grouped calls use it.
 #include "../args.cuh"
 #include "../scales.cuh"
 #include "mainloop.cuh"
