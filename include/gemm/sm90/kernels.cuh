@@ -135,6 +135,10 @@ __device__ __forceinline__ void init_stages(const Stages<Shape>& st, const CUten
       ptx::mbarrier_init(st.full(s), 1);        // the producer's expect_tx arrival
       ptx::mbarrier_init(st.empty(s), readers);  // one per warpgroup reading the stage
     }
+    for (int s = 0; s < Shape::kFactorSlots; ++s) {
+      ptx::mbarrier_init(st.factor_full(s), 32);                        // the filling warp's lanes
+      ptx::mbarrier_init(st.factor_empty(s), 128 * Shape::kConsumers);  // every math thread
+    }
     ptx::fence_barrier_init();
     ptx::tma_prefetch_descriptor(map_a);
     ptx::tma_prefetch_descriptor(map_b);
@@ -144,11 +148,18 @@ __device__ __forceinline__ void init_stages(const Stages<Shape>& st, const CUten
 
 // The roles of a warp-specialised block: warpgroup 0 gives up registers and produces every unit's
 // stages (true: this thread was the producer's, and is done); the math warpgroups take the registers.
-template <class Shape, class Sched, class Args>
+// kFactors: the warpgroup's second warp fills the FP8 factor ring (scaling.cuh: produce_factors).
+template <class Shape, class Sched, class Args, bool kFactors = false>
 __device__ __forceinline__ bool producer_done(const Stages<Shape>& st, const Sched& sched, const Args& params,
                                               const CUtensorMap* map_a, const CUtensorMap* map_b) {
   if (threadIdx.x / 128 == 0) {
     ptx::setmaxnreg_dec<kProducerRegs>();
+    if constexpr (kFactors) {
+      if (threadIdx.x / 32 == 1) {
+        produce_factors(st, sched, params);
+        return true;
+      }
+    }
     produce(st, sched, params, map_a, map_b);
     return true;
   }
@@ -212,7 +223,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   // stream's previous kernel; the pointer arrays (and C) are touched only once that kernel is done.
   if constexpr (kPointers) ptx::wait_for_prior_grid();
 
-  if (producer_done(st, sched, params, &map_a, &map_b)) return;
+  constexpr bool kFactors = kPromote && !kFixedScales && detail::has_scales<Args> && Shape::kFactorSlots > 0;
+  if (producer_done<Shape, std::decay_t<decltype(sched)>, Args, kFactors>(st, sched, params, &map_a, &map_b)) return;
   const int consumer = threadIdx.x / 128 - 1;
   const int row = consumer * Shape::kWgRows;
   const bool leader = threadIdx.x % 128 == 0;
@@ -223,6 +235,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   // uniform ones, and the default calls ran 3-5% slower (design/fp8.md).
   const auto run_units = [&](auto spans) {
     RingPosition<Shape::kStages> pos;
+    [[maybe_unused]] FactorRing ring;  // (FP8 block scales on one math warpgroup)
     for (auto w = sched.first; w < sched.count; w += sched.stride) {
       const WorkUnit u = sched.unit(w);
       decltype(auto) args = detail::entry_of(params, u.b);
@@ -235,7 +248,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         else
           promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion, u.k_begin);
       } else if constexpr (kPromote) {
-        promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row), u.k_begin);
+        promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row, &st, &ring), u.k_begin);
       } else if (Shape::BN >= 256 && u.tile_m * Shape::BM + row >= args.m) {
         skip_mainloop<Shape>(st, pos, u.k_blocks, leader);  // (rows all past the entry's end)
       } else {

@@ -43,7 +43,13 @@ struct BlockShape {
   static constexpr int kStageBytes = TileA::kBytes + TileB::kBytes;
   // stages, epilogue buffers, barriers, split-K's verdict word (and padding), and slack to align the
   // start to 1024 bytes
-  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 16 + 1024;
+  // FP8 with block scales on one math warpgroup (decode's 64x128 tiles): a ring of kFactorSlots
+  // slots of BM per-row factors (a * b of the stage's k block), filled by the producer warpgroup's
+  // second warp, with a full and an empty barrier each (scaling.cuh: produce_factors).
+  static constexpr int kFactorSlots = is_fp8<In> && kConsumers == 1 && !kPingPong ? 3 : 0;
+  static constexpr int kFactorBytes = kFactorSlots * (BM * 4 + 16);
+  static constexpr int kSmemBytes =
+      kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 16 + kFactorBytes + 1024;
   static constexpr int kAccRegs = BN / 2;
   static_assert(!kPingPong || kMmaM * kAccRegs <= 128,
                 "PersistentPingPong: a math warpgroup holds a whole tile's accumulators, at most 128 x 128 (or 64 x 256).");
@@ -69,6 +75,14 @@ struct Stages {
   }
   __device__ std::uint64_t* empty(int s) const { return full(Shape::kStages) + s; }
   __device__ int* split_flag() const { return reinterpret_cast<int*>(empty(Shape::kStages)); }
+  // The factor ring (kFactorSlots > 0) after split-K's word: slot s's BM floats, then the barriers.
+  __device__ float* factors(int slot) const {
+    return reinterpret_cast<float*>(reinterpret_cast<char*>(split_flag()) + 16) + slot * Shape::BM;
+  }
+  __device__ std::uint64_t* factor_full(int slot) const {
+    return reinterpret_cast<std::uint64_t*>(factors(Shape::kFactorSlots)) + slot;
+  }
+  __device__ std::uint64_t* factor_empty(int slot) const { return factor_full(Shape::kFactorSlots) + slot; }
 
   // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
   // boxes_a, boxes_b: how many of each tile's boxes to copy (OperandTile::boxes_within), all by default.

@@ -36,6 +36,52 @@ __device__ __forceinline__ int scaled_row(int m, int tile_m, int row, int mi, in
 // A factor of 1, read where a call's scales do not vary along k.
 __device__ const float kUnitScale = 1.0f;
 
+// A position in the ring of per-row factors (Stages::factors).
+struct FactorRing {
+  int slot = 0, phase = 0;
+};
+
+// The producer warpgroup's second warp, where a block's tiles have a factor ring (one math
+// warpgroup: BlockShape::kFactorSlots): for every k block of the block's units, in the consumers'
+// order, the tile's rows' factors a[kb][row] * b[n block][kb] (1 for other modes than Block) into the
+// next slot, once the consumers have read what it held. Loading them here, not in the math
+// warpgroup between its wgmmas: 64 x 8192 x 8192 with block scales 22% faster (H100); with two math
+// warpgroups 1-3% slower, so those keep their loads (design/fp8.md).
+template <class Shape, class Sched, class Args>
+__device__ void produce_factors(const Stages<Shape>& st, const Sched& sched, const Args& params) {
+  constexpr int kPer = Shape::BM / 32;
+  static_assert(Shape::BM % 32 == 0, "FP8 factor ring: the tile's rows in whole rounds of a warp.");
+  const int lane = threadIdx.x % 32;
+  FactorRing ring;
+  for (auto w = sched.first; w < sched.count; w += sched.stride) {
+    const WorkUnit u = sched.unit(w);
+    decltype(auto) args = detail::entry_of(params, u.b);
+    const Scales& sc = detail::scales_of(args);
+    const bool block = sc.mode == ScaleMode::Block;
+    const long long a_step = block ? (sc.a_k_stride != 0 ? sc.a_k_stride : args.m) : 0;
+    const long long k_blocks = Scales::k_blocks(args.k);
+    const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
+    const int nb = min(u.tile_n * Shape::BN / kScaleBlock, n_blocks - 1);
+    const float* a = block ? sc.a : &kUnitScale;
+    const float* b = block ? sc.b + nb * k_blocks : &kUnitScale;
+    int rows[kPer];  // this lane's rows of the tile, clamped into A (as scaled_row)
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) rows[i] = block ? min(u.tile_m * Shape::BM + lane + 32 * i, args.m - 1) : 0;
+    for (int kb = u.k_begin; kb < u.k_begin + u.k_blocks; ++kb) {
+      const float bv = __ldg(b + (block ? kb : 0));
+      float f[kPer];
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) f[i] = __ldg(a + (block ? kb * a_step + rows[i] : 0)) * bv;
+      ptx::mbarrier_wait(st.factor_empty(ring.slot), ring.phase ^ 1);  // the first pass finds every slot free
+      float* dst = st.factors(ring.slot);
+#pragma unroll
+      for (int i = 0; i < kPer; ++i) dst[lane + 32 * i] = f[i];
+      ptx::mbarrier_arrive(st.factor_full(ring.slot));  // (each lane: its own stores released)
+      if (++ring.slot == Shape::kFactorSlots) ring.slot = 0, ring.phase ^= 1;
+    }
+  }
+}
+
 // The block scales' promotion: part times a[kb][row] * b[n block][kb] into acc.
 template <class Shape>
 struct BlockScalePromotion {
@@ -47,15 +93,32 @@ struct BlockScalePromotion {
   struct Factors {
     float s[Shape::kMmaM][2][kNBlocks];  // a[row] * b[block] for this thread's rows and the tile's blocks
   };
+  static constexpr bool kRing = Shape::kFactorSlots > 0;
+  static_assert(!kRing || kNBlocks == 1, "FP8 factor ring: one 128-column block of B's scales per tile.");
   int stages;                            // stages per product (mainloop.cuh: PlainPromotion)
   const float* a_rows[Shape::kMmaM][2];  // k block 0's scales of this thread's rows
   const float* b_blocks[kNBlocks];       // k block 0's scales of the tile's n blocks
   int a_step, b_step;                    // floats from one k block's scales to the next's
   // Other modes than Block read factors of 1 the same way (one float, steps of 0): no branch per stage.
+  // With the factor ring (kRing): the factors are read from it instead, at these rows of the tile.
+  const Stages<Shape>* st = nullptr;
+  FactorRing* ring = nullptr;
+  int local_rows[Shape::kMmaM][2];
 
   template <class Args>
-  __device__ BlockScalePromotion(const Args& args, const WorkUnit& u, int row) {
+  __device__ BlockScalePromotion(const Args& args, const WorkUnit& u, int row, const Stages<Shape>* st_,
+                                 FactorRing* ring_)
+      : st(st_), ring(ring_) {
     const Scales& sc = detail::scales_of(args);
+    if constexpr (kRing) {
+      stages = sc.promote_stages();
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          local_rows[mi][h] = row + 64 * mi + 16 * ((threadIdx.x / 32) % 4) + (threadIdx.x % 32) / 4 + 8 * h;
+      return;
+    }
     const bool block = sc.mode == ScaleMode::Block;
     stages = sc.promote_stages();  // (1 with block scales: validate_scales refuses any other span)
     a_step = block ? static_cast<int>(sc.a_k_stride != 0 ? sc.a_k_stride : args.m) : 0;
@@ -76,6 +139,19 @@ struct BlockScalePromotion {
 
   __device__ __forceinline__ Factors load(int kb) const {
     Factors f;
+    if constexpr (kRing) {
+      // The next slot of the ring (the producer's second warp fills the slots in the consumers' order
+      // of k blocks), handed back as soon as its factors are in registers.
+      ptx::mbarrier_wait(st->factor_full(ring->slot), ring->phase);
+      const float* src = st->factors(ring->slot);
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) f.s[mi][h][0] = src[local_rows[mi][h]];
+      ptx::mbarrier_arrive(st->factor_empty(ring->slot));
+      if (++ring->slot == Shape::kFactorSlots) ring->slot = 0, ring->phase ^= 1;
+      return f;
+    }
     float b[kNBlocks];
 #pragma unroll
     for (int j = 0; j < kNBlocks; ++j) b[j] = __ldg(b_blocks[j] + static_cast<long long>(kb) * b_step);
@@ -111,11 +187,12 @@ struct BlockScalePromotion {
 // The promotion a call's consumers use: the block scales' where the call carries scales, else plain
 // (a product per stage).
 template <class Shape, class Args>
-__device__ __forceinline__ auto promotion_for(const Args& args, const WorkUnit& u, int row) {
+__device__ __forceinline__ auto promotion_for(const Args& args, const WorkUnit& u, int row, const Stages<Shape>* st,
+                                              FactorRing* ring) {
   if constexpr (detail::has_scales<Args>)
-    return BlockScalePromotion<Shape>(args, u, row);
+    return BlockScalePromotion<Shape>(args, u, row, st, ring);
   else
-    return (void)args, (void)u, (void)row, PlainPromotion{};
+    return (void)args, (void)u, (void)row, (void)st, (void)ring, PlainPromotion{};
 }
 
 // Tensor and Rowwise scales, once the sum is complete: acc(r, c) *= a[r or 0] * b[c or 0].
