@@ -149,7 +149,7 @@ __device__ __forceinline__ void init_stages(const Stages<Shape>& st, const CUten
 // The roles of a warp-specialised block: warpgroup 0 gives up registers and produces every unit's
 // stages (true: this thread was the producer's, and is done); the math warpgroups take the registers.
 // kFactors: the warpgroup's second warp fills the FP8 factor ring (scaling.cuh: produce_factors).
-template <class Shape, class Sched, class Args, bool kFactors = false>
+template <bool kFactors = false, class Shape, class Sched, class Args>
 __device__ __forceinline__ bool producer_done(const Stages<Shape>& st, const Sched& sched, const Args& params,
                                               const CUtensorMap* map_a, const CUtensorMap* map_b) {
   if (threadIdx.x / 128 == 0) {
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   if constexpr (kPointers) ptx::wait_for_prior_grid();
 
   constexpr bool kFactors = kPromote && !kFixedScales && detail::has_scales<Args> && Shape::kFactorSlots > 0;
-  if (producer_done<Shape, std::decay_t<decltype(sched)>, Args, kFactors>(st, sched, params, &map_a, &map_b)) return;
+  if (producer_done<kFactors>(st, sched, params, &map_a, &map_b)) return;
   const int consumer = threadIdx.x / 128 - 1;
   const int row = consumer * Shape::kWgRows;
   const bool leader = threadIdx.x % 128 == 0;

@@ -24,13 +24,31 @@
 
 namespace gemm::sm90 {
 
-// This thread's rows of C in a warpgroup's m64 block mi (rows `row` on of tile tile_m): lane / 4 and
-// 8 more, in its warp's 16 (the accumulator layout, ptx/wgmma_ops.cuh), clamped into C so that rows
-// past its edge read valid scales (their results are never stored).
+// This thread's rows of its tile in a warpgroup's m64 block mi (the warpgroup's rows from `row`):
+// lane / 4 and 8 more, in its warp's 16 (the accumulator layout, ptx/wgmma_ops.cuh).
+__device__ __forceinline__ int tile_row(int row, int mi, int h) {
+  return row + 64 * mi + 16 * ((threadIdx.x / 32) % 4) + (threadIdx.x % 32) / 4 + 8 * h;
+}
+
+// The same rows of C (tile tile_m), clamped into C so that rows past its edge read valid scales
+// (their results are never stored).
 template <class Shape>
 __device__ __forceinline__ int scaled_row(int m, int tile_m, int row, int mi, int h) {
-  const int r = tile_m * Shape::BM + row + 64 * mi + 16 * ((threadIdx.x / 32) % 4) + (threadIdx.x % 32) / 4 + 8 * h;
+  const int r = tile_m * Shape::BM + tile_row(row, mi, h);
   return r < m ? r : m - 1;
+}
+
+// Block scales: floats from one k block of A's scales to the next (the caller's stride, else m).
+template <class Args>
+__device__ __forceinline__ long long a_scale_step(const Scales& sc, const Args& args) {
+  return sc.a_k_stride != 0 ? sc.a_k_stride : args.m;
+}
+
+// Block scales: k block 0's scale of B's 128-column block nb (clamped into B) of a call's B.
+template <class Args>
+__device__ __forceinline__ const float* b_scale_column(const Scales& sc, const Args& args, int nb) {
+  const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
+  return sc.b + min(nb, n_blocks - 1) * Scales::k_blocks(args.k);
 }
 
 // A factor of 1, read where a call's scales do not vary along k.
@@ -58,12 +76,9 @@ __device__ void produce_factors(const Stages<Shape>& st, const Sched& sched, con
     decltype(auto) args = detail::entry_of(params, u.b);
     const Scales& sc = detail::scales_of(args);
     const bool block = sc.mode == ScaleMode::Block;
-    const long long a_step = block ? (sc.a_k_stride != 0 ? sc.a_k_stride : args.m) : 0;
-    const long long k_blocks = Scales::k_blocks(args.k);
-    const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
-    const int nb = min(u.tile_n * Shape::BN / kScaleBlock, n_blocks - 1);
+    const long long a_step = block ? a_scale_step(sc, args) : 0;
     const float* a = block ? sc.a : &kUnitScale;
-    const float* b = block ? sc.b + nb * k_blocks : &kUnitScale;
+    const float* b = block ? b_scale_column(sc, args, u.tile_n * Shape::BN / kScaleBlock) : &kUnitScale;
     int rows[kPer];  // this lane's rows of the tile, clamped into A (as scaled_row)
 #pragma unroll
     for (int i = 0; i < kPer; ++i) rows[i] = block ? min(u.tile_m * Shape::BM + lane + 32 * i, args.m - 1) : 0;
@@ -110,48 +125,52 @@ struct BlockScalePromotion {
                                  FactorRing* ring_)
       : st(st_), ring(ring_) {
     const Scales& sc = detail::scales_of(args);
+    stages = sc.promote_stages();  // (1 with block scales: validate_scales refuses any other span)
     if constexpr (kRing) {
-      stages = sc.promote_stages();
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) local_rows[mi][h] = tile_row(row, mi, h);
+    } else {
+      const bool block = sc.mode == ScaleMode::Block;
+      a_step = block ? static_cast<int>(a_scale_step(sc, args)) : 0;
+      b_step = block ? 1 : 0;
 #pragma unroll
       for (int mi = 0; mi < Shape::kMmaM; ++mi)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-          local_rows[mi][h] = row + 64 * mi + 16 * ((threadIdx.x / 32) % 4) + (threadIdx.x % 32) / 4 + 8 * h;
-      return;
-    }
-    const bool block = sc.mode == ScaleMode::Block;
-    stages = sc.promote_stages();  // (1 with block scales: validate_scales refuses any other span)
-    a_step = block ? static_cast<int>(sc.a_k_stride != 0 ? sc.a_k_stride : args.m) : 0;
-    b_step = block ? 1 : 0;
-    const long long k_blocks = Scales::k_blocks(args.k);
+          a_rows[mi][h] = block ? sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h) : &kUnitScale;
 #pragma unroll
-    for (int mi = 0; mi < Shape::kMmaM; ++mi)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        a_rows[mi][h] = block ? sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h) : &kUnitScale;
-    const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
-#pragma unroll
-    for (int j = 0; j < kNBlocks; ++j) {
-      const int nb = min(u.tile_n * Shape::BN / kScaleBlock + j, n_blocks - 1);
-      b_blocks[j] = block ? sc.b + nb * k_blocks : &kUnitScale;
+      for (int j = 0; j < kNBlocks; ++j)
+        b_blocks[j] = block ? b_scale_column(sc, args, u.tile_n * Shape::BN / kScaleBlock + j) : &kUnitScale;
     }
   }
 
   __device__ __forceinline__ Factors load(int kb) const {
+    if constexpr (kRing)
+      return load_from_ring();
+    else
+      return load_scales(kb);
+  }
+
+  // The next slot of the ring (the producer's second warp fills the slots in the consumers' order
+  // of k blocks), handed back as soon as its factors are in registers.
+  __device__ __forceinline__ Factors load_from_ring() const {
     Factors f;
-    if constexpr (kRing) {
-      // The next slot of the ring (the producer's second warp fills the slots in the consumers' order
-      // of k blocks), handed back as soon as its factors are in registers.
-      ptx::mbarrier_wait(st->factor_full(ring->slot), ring->phase);
-      const float* src = st->factors(ring->slot);
+    ptx::mbarrier_wait(st->factor_full(ring->slot), ring->phase);
+    const float* src = st->factors(ring->slot);
 #pragma unroll
-      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+    for (int mi = 0; mi < Shape::kMmaM; ++mi)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) f.s[mi][h][0] = src[local_rows[mi][h]];
-      ptx::mbarrier_arrive(st->factor_empty(ring->slot));
-      if (++ring->slot == Shape::kFactorSlots) ring->slot = 0, ring->phase ^= 1;
-      return f;
-    }
+      for (int h = 0; h < 2; ++h) f.s[mi][h][0] = src[local_rows[mi][h]];
+    ptx::mbarrier_arrive(st->factor_empty(ring->slot));
+    if (++ring->slot == Shape::kFactorSlots) ring->slot = 0, ring->phase ^= 1;
+    return f;
+  }
+
+  // k block kb's scales, loaded from global memory.
+  __device__ __forceinline__ Factors load_scales(int kb) const {
+    Factors f;
     float b[kNBlocks];
 #pragma unroll
     for (int j = 0; j < kNBlocks; ++j) b[j] = __ldg(b_blocks[j] + static_cast<long long>(kb) * b_step);
