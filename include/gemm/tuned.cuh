@@ -106,7 +106,7 @@ struct Tuned : Named<Tuned> {
                                   TmaStoreEpilogue, PackMisalignedOperands>;
   // The narrower tiles. Where 128x128 ones fill at most half the SMs and k is long (a weight gradient
   // over many tokens: 768 x 768 x 65536 is 36 tiles), each tile's k is split across blocks, as many
-  // slices as fit in one round of the SMs, at most 8, each at least 32 k blocks (HopperSplitK: at
+  // slices as fit in one round of the SMs, at most 16, each at least 32 k blocks (HopperSplitK: at
   // k = 2048, 768 x 768 took 1.4 times as long in 2 slices as in 72 whole tiles of 128x64). The
   // 128x64 tiles serve short k, and C narrower than a tile (512 x 8 x 4096: bound by reading A),
   // where they split as decode's tiles do: below a quarter of the SMs, slices of 4 k blocks and up
@@ -114,7 +114,7 @@ struct Tuned : Named<Tuned> {
   // Where they make whole rounds of the SMs and a last round at most half full, that round's tiles
   // are cut in k slices that fill it (slices of at least 4 k blocks), where k is long enough to pay
   // for the fixup: 576 x 7168 x 8192 is two rounds of 132 and 16 tiles, the 16 in 8 slices.
-  using HopperMedium = HopperTile<128, 6, HopperSplitK<8, 2, 32, 4>>;
+  using HopperMedium = HopperTile<128, 6, HopperSplitK<16, 2, 32, 4>>;
   // Three quarters of the wide tile, where the rounds of the SMs that 128x256 or 128x128 tiles take
   // leave much of the last one empty: 768 x 3072 is 72 tiles of 128x256 (one round, 55% full), 144
   // of 128x128 (two rounds, the second 9% full), 96 of 128x192 (one round of 1.5 times the work of

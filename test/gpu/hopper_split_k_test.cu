@@ -193,3 +193,38 @@ TEST_CASE("Hopper split-K: a fused epilogue applies once, to the complete sums",
   run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{48, 1024, 2048, 1.0, 0.0}, BiasKind::PerRow, true});
   run_fused<Tuned::HopperMedium, bf16, float, act::SiLU>({Case{256, 256, 8192, -1.0, 1.0}, BiasKind::PerColumn});
 }
+
+TEST_CASE("Hopper split-K: the separate fixup adds the slices as the last block does, bitwise",
+          "[gpu][hopper][splitk]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("the Hopper kernels run on sm_90 only: not run here");
+    return;
+  }
+  // 128x128 tiles in 6 slices, the partial tiles added by split_k_fixup_kernel (Separate) or by each
+  // tile's last block: every case of one shape through the first, then both on the same inputs.
+  using Separate = gemm::HopperPolicy<gemm::BlockTile<128, 128>, 6, gemm::PersistentProducerConsumer<2>,
+                                      gemm::SwizzledRaster<8>, gemm::TmaStoreEpilogue, gemm::PackMisalignedOperands,
+                                      gemm::HopperFixedSplitK<6, true>>;
+  using LastBlock = gemm::HopperPolicy<gemm::BlockTile<128, 128>, 6, gemm::PersistentProducerConsumer<2>,
+                                       gemm::SwizzledRaster<8>, gemm::TmaStoreEpilogue, gemm::PackMisalignedOperands,
+                                       gemm::HopperFixedSplitK<6, false>>;
+  for (const Case& c : cases_of(200, 328, 3000)) gemm_test::run_case<Separate, bf16>(c);
+  const int m = 300, n = 520, k = 6000;
+  std::vector<bf16> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(n) * k);
+  gemm_test::fill_random(a);
+  gemm_test::fill_random(b);
+  gemm_test::DeviceBuffer<bf16> da(a.size()), db(b.size()), c1(static_cast<size_t>(m) * n), c2(c1.count);
+  gemm_test::upload(da, a);
+  gemm_test::upload(db, b);
+  CUDA_REQUIRE(cudaMemset(c1.ptr, 0xff, c1.count * sizeof(bf16)));
+  CUDA_REQUIRE(cudaMemset(c2.ptr, 0xff, c2.count * sizeof(bf16)));
+  REQUIRE(gemm::gemm<bf16, Separate>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, c1.ptr, n) ==
+          gemm::Status::Success);
+  REQUIRE(gemm::gemm<bf16, LastBlock>(Op::N, Op::T, m, n, k, 1.0f, da.ptr, k, db.ptr, k, 0.0f, c2.ptr, n) ==
+          gemm::Status::Success);
+  std::vector<bf16> h1(c1.count), h2(c2.count);
+  CUDA_REQUIRE(cudaMemcpy(h1.data(), c1.ptr, c1.count * sizeof(bf16), cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(h2.data(), c2.ptr, c2.count * sizeof(bf16), cudaMemcpyDeviceToHost));
+  CHECK(std::memcmp(h1.data(), h2.data(), h1.size() * sizeof(bf16)) == 0);
+  gemm_test::check_bitwise_repeatable<Separate, bf16>(m, n, k);
+}

@@ -335,13 +335,13 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(!has(plan_nn<bf16>(kH100, 129, 4096, 4096).composition, "BlockTile<64,128>"));
   CHECK(plan_nn<bf16>(kH100, 16, 6144, 4096, Op::N, Op::T).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 64, 57344, 8192, Op::N, Op::T).workspace_bytes == 0);
-  // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 9 tiles of 128x128 in 8 slices
-  // (the most for 128x128 tiles; 72 blocks), on 132 SMs as on 78.
+  // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 9 tiles of 128x128 in 14 slices
+  // on 132 SMs (126 blocks), 8 on the H20's 78; the partial tiles added by the separate fixup.
   const gemm::Plan w = plan_nn<bf16>(kH100, 384, 384, 65536, Op::T, Op::N);
   CHECK(has(w.composition, "BlockTile<128,128>"));
-  CHECK(has(w.composition, "HopperSplitK<8,2,32,4>"));
+  CHECK(has(w.composition, "HopperSplitK<16,2,32,4>"));
   CHECK(has(w.reason, "k split"));
-  CHECK(w.workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
+  CHECK(w.workspace_bytes == 9ull * 14 * 128 * 128 * 4 + 256);
   CHECK(plan_nn<bf16>(kH20, 384, 384, 65536, Op::T, Op::N).workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
   // 768 x 768 x 65536: 36 tiles of 128x128, 3 slices (108 blocks; 4 would take a second round); on
   // the H20's 78 SMs, 2.
@@ -354,7 +354,7 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // 1.5 + 28 = 76 against 64 (split_medium_cost, split_overhead_blocks); at k = 8192, 3 slices:
   // 92 against 128.
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
-  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<8,2,32,4>"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<16,2,32,4>"));
   // C narrower than a tile (4096 x 8 x 8192 with B row-major: bound by reading A): 32 tiles of
   // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (With B stored transposed, or
   // row-major and at most decode.max_column_token_bytes, the decode kernel takes it.)
@@ -381,6 +381,12 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // No split where a slice and its fixup (4 k blocks) take as long as the whole k: 8 k blocks in 2.
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 8, 132) == 1);
   CHECK(gemm::HopperSplitK<8, 2, 32>::slices(1, 1024, 132) == 8);
+  // From 4 slices a kernel of their own adds the partial tiles (a block per chunk of accumulators);
+  // below, each tile's last block.
+  CHECK(!gemm::HopperSplitK<16>::separate(3));
+  CHECK(gemm::HopperSplitK<16>::separate(4));
+  CHECK(gemm::HopperFixedSplitK<8, true>::separate(8));
+  CHECK(!gemm::HopperFixedSplitK<8>::separate(8));
 }
 
 // The tail split: whole rounds of 128x128 tiles, then the tiles of a last round at most half full

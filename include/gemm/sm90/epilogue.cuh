@@ -77,10 +77,11 @@ struct OutputStage {
   }
 };
 
-// acc: one warpgroup's 64 x BN block at (row0, col0) of C, in the m64nBN fragment layout.
+// acc: one warpgroup's 64 x BN block at (row0, col0) of C, in the m64nBN fragment layout; only its
+// n8 column groups [g_begin, g_end) (split-K's separate fixup stores a tile in shares).
 template <int BN, class Args>
 __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Args& args, int row0, int col0,
-                                            bool pairs) {
+                                            bool pairs, int g_begin = 0, int g_end = BN / 8) {
   using Out = typename Args::Output;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int r = row0 + warp * 16 + lane / 4;
@@ -91,6 +92,7 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
   OutputStage<Args> out(args);
 #pragma unroll
   for (int g = 0; g < BN / 8; ++g) {
+    if (g < g_begin || g >= g_end) continue;
     const int col = c0 + 8 * g;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {

@@ -19,7 +19,8 @@
 //                       tile while the previous one's stores drain, or to C by the consumers themselves
 //                       in row order (Direct: rows TMA cannot write). With split-K (SplitKWork), a unit
 //                       is one k slice of a tile (after `whole` whole tiles with the tail split), and
-//                       the block that finishes a tile's last slice adds the slices and stores it.
+//                       the block that finishes a tile's last slice adds the slices and stores it (or,
+//                       with many slices, split_k_fixup_kernel does after the kernel).
 //   pingpong_kernel     persistent, two consumers each owning whole tiles, the block's units alternating
 //                       between them, and the mainloops taking turns: a consumer starts its tile's
 //                       mainloop once the other has issued the last wgmma of the tile before (a pair of
@@ -261,6 +262,10 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         if (u.slot >= 0) {  // a slice of a split tile
           // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)
           const bool rows_in = u.tile_m * Shape::BM + row + 16 * ((threadIdx.x / 32) % 4) < args.m;
+          if (split_k.separate) {  // (split_k_fixup_kernel adds and stores the tile)
+            store_partial<Shape>(acc, split_k, u.slot, u.split, consumer, rows_in);
+            continue;
+          }
           if (!split_k_reduce<Shape>(acc, split_k, u.slot, u.split, consumer, rows_in, st.split_flag())) continue;
         }
       }

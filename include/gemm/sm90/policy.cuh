@@ -107,6 +107,7 @@ struct PackMisalignedOperands {
 struct HopperKSlices {
   int splits = 1;
   long long whole = 0;
+  bool separate = false;  // the partial tiles added by a kernel of their own (split_k.cuh)
 };
 
 // Split-K with a fixup (split_k.cuh): where a call's tiles fill at most 1 / FillDen of the SMs (a
@@ -114,7 +115,8 @@ struct HopperKSlices {
 // 4096 is 32 tiles of 64x128), each tile's k range is cut into slices that different blocks compute
 // at once: as many as fit in one round of the SMs (at most MaxSlices, each of at least MinBlocks k
 // blocks); the block that finishes a tile's last slice adds the slices in slice order (bitwise
-// reproducible) and stores the tile. Single products on the cooperative schedules; batches, 3xTF32
+// reproducible) and stores the tile, or from kSeparateFrom slices split_k_fixup_kernel does, after
+// the kernel, a block per chunk of accumulators (the same sums). Single products on the cooperative schedules; batches, 3xTF32
 // and the ping-pong schedule run whole tiles. The partial tiles take scratch memory
 // (workspace_bytes). Measured on an H200 (tools/plan_audit.cu --splits, bf16 NN, calls, 128x128
 // tiles): 768 x 768 x 65536 298 us whole, 159 / 135 in 2 / 3 slices (72 / 108 blocks), but 207 in 4
@@ -157,6 +159,13 @@ struct HopperSplitK {
   // The tail split's fixup, in k blocks: per slice, and once.
   static constexpr int kTailSliceBlocks = 3;
   static constexpr int kTailFixedBlocks = 19;
+  // From this many slices a tile's partial tiles are added by split_k_fixup_kernel, many blocks to
+  // a tile, instead of by the tile's last block alone (split_k.cuh). H100, bf16, the same
+  // composition either way: 16 x 4096 x 4096 NT (64x128 tiles, 4 slices) 0.85 -> 0.99 of cuBLAS,
+  // 64 x 4096 x 14336 0.97 -> 1.04; 128x128 tiles in 8 slices: 384 x 384 x 65536 TN 0.75 -> 0.82,
+  // 768 x 768 x 8192 TN 0.48 -> 0.72.
+  static constexpr int kSeparateFrom = 4;
+  static bool separate(int slices) { return slices >= kSeparateFrom; }
   // The cost of a tail split's round in k blocks: a slice's, and the fixup's.
   static int tail_round_blocks(int k_blocks, int slices) {
     return detail::ceil_div(k_blocks, slices) + kTailSliceBlocks * slices + kTailFixedBlocks;
@@ -198,12 +207,16 @@ struct HopperSplitK {
 // Exactly Slices k slices per tile, whatever the tile count (fewer only where k has fewer than
 // Slices x kMinBlocks k blocks): the measurement behind HopperSplitK's cost model
 // (tools/plan_audit.cu --splits times each count), and a part for a caller who knows the shape.
-template <int Slices>
+// Separate: the partial tiles added by split_k_fixup_kernel (else by each tile's last block).
+template <int Slices, bool Separate = false>
 struct HopperFixedSplitK {
   static_assert(Slices >= 2, "HopperFixedSplitK: at least 2 slices (NoSplitK for none).");
   static constexpr int kMaxSlices = Slices;
   static constexpr int kMinBlocks = 4;
-  static std::string describe() { return detail::templated("HopperFixedSplitK", Slices); }
+  static std::string describe() {
+    return Separate ? detail::templated("HopperFixedSplitK", Slices, 1) : detail::templated("HopperFixedSplitK", Slices);
+  }
+  static bool separate(int) { return Separate; }
   static int slices(long long tiles, int k_blocks, int /*sms*/) {
     if (tiles <= 0) return 1;
     const int s = k_blocks / kMinBlocks < Slices ? k_blocks / kMinBlocks : Slices;
@@ -354,6 +367,7 @@ struct HopperPolicy {
       if (cut.splits > 1)
         cut.splits = static_cast<int>(detail::ceil_div(k_blocks, static_cast<int>(detail::ceil_div(k_blocks, cut.splits))));
       if (cut.splits <= 1) cut = {};
+      cut.separate = cut.splits > 1 && KSplit::separate(cut.splits);
       return cut;
     }
   }
@@ -421,9 +435,18 @@ struct HopperPolicy {
         split_k.whole = static_cast<int>(cut.whole);
         split_k.partials = reinterpret_cast<float*>(scratch + staging.bytes);
         split_k.counters = reinterpret_cast<unsigned*>(scratch + staging.bytes + slices_bytes - k_counter_bytes(tiles));
-        if (Status s = detail::zero_slice_counters(split_k.counters, tiles, stream); s != Status::Success) return s;
+        split_k.separate = cut.separate;
+        if (!split_k.separate) {
+          if (Status s = detail::zero_slice_counters(split_k.counters, tiles, stream); s != Status::Success) return s;
+        }
       }
       if (Status s = launch_layout<L>(args, dev, stream, split_k); s != Status::Success) return s;
+      if constexpr (kSplitsK && Args::kBatching == Batch::None) {
+        if (split_k.separate) {
+          if (Status s = launch_fixup<S>(args, dev, stream, split_k, split_tiles<S>(args, cut)); s != Status::Success)
+            return s;
+        }
+      }
       return staging.stage_out(caller_args, args, dev, stream);
     });
   }
@@ -599,6 +622,14 @@ struct HopperPolicy {
       }
     }
     return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);
+  }
+
+  // Split-K's separate fixup (split_k.cuh): a block per chunk of accumulators of each split tile.
+  template <class S, class Args>
+  static Status launch_fixup(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
+                             const sm90::SplitKWork& split_k, long long tiles) {
+    return detail::launch_dependent_kernel<&sm90::split_k_fixup_kernel<Args, S, Raster>>(
+        detail::Grid(tiles * sm90::SplitKPartials<S>::kChunks), 128 * S::kConsumers, 0, stream, dev, args, split_k);
   }
 
   // Encodes the tensor maps and launches Kernel (prepared already) for block shape S.
