@@ -408,6 +408,11 @@ TEST_CASE("the default plan splits the last round of the SMs along k on Hopper",
   CHECK(same(Cut::cut(100, 64, 132), 1, 0));   // less than a round (and more than half): whole tiles
   CHECK(same(Cut::cut(9, 1024, 132), 8, 0));   // few tiles: the split of every tile, as slices()
   CHECK(same(gemm::HopperSplitK<8, 2, 32>::cut(192, 64, 132), 1, 0));  // (no tail split asked)
+  // Tuned's 128x128 tiles split up to 16 slices where all their tiles do, the last round's at most 8
+  // (tail_round_blocks' fit): 4 tiles past a round in 8 slices of 7 k blocks (50 against 53).
+  using Medium = gemm::preset::Tuned::HopperMedium::KSplit;
+  CHECK(same(Medium::cut(136, 53, 132), 8, 132));
+  CHECK(same(Medium::cut(9, 1024, 132), 14, 0));
   CHECK(Cut::tail_round_blocks(64, 2) == 32 + 2 * Cut::kTailSliceBlocks + Cut::kTailFixedBlocks);
   // Tuned: a weight gradient, 576 x 7168 x 8192 (dY^T X) is 190 tiles of 128x192 (two rounds of 1.5
   // times the work) or two rounds and 16 tiles of 128x128, the 16 in 8 slices: 128x128 tiles with the

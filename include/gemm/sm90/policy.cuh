@@ -132,7 +132,7 @@ struct HopperKSlices {
 //
 // TailMinBlocks > 0 adds the tail split (split_k.cuh): where the tiles make whole rounds of the SMs
 // and a last round at most half full, the whole rounds run whole tiles and the last round's tiles
-// are cut into as many slices as fill it (at most MaxSlices, each at least TailMinBlocks k blocks),
+// are cut into as many slices as fill it (at most 8 and MaxSlices, each at least TailMinBlocks k blocks),
 // where that round then costs less than a whole one: its slices' k blocks, plus kTailSliceBlocks per
 // slice (the last block reads every slice's partial tile) and kTailFixedBlocks (the counters' reset,
 // the partial tiles' stores), against the tile's k blocks. Fitted to tools/plan_audit.cu --tail on an
@@ -166,6 +166,8 @@ struct HopperSplitK {
   // 768 x 768 x 8192 TN 0.48 -> 0.72.
   static constexpr int kSeparateFrom = 4;
   static bool separate(int slices) { return slices >= kSeparateFrom; }
+  // The tail split cuts a tile into at most this many slices (what tail_round_blocks was fitted on).
+  static constexpr int kTailMaxSlices = MaxSlices < 8 ? MaxSlices : 8;
   // The cost of a tail split's round in k blocks: a slice's, and the fixup's.
   static int tail_round_blocks(int k_blocks, int slices) {
     return detail::ceil_div(k_blocks, slices) + kTailSliceBlocks * slices + kTailFixedBlocks;
@@ -176,7 +178,7 @@ struct HopperSplitK {
   // slice and its fixup would take as long as the whole k.
   static int slices(long long tiles, int k_blocks, int sms) {
     if (tiles <= 0 || FillDen * tiles > sms) return 1;
-    return fitting(tiles, k_blocks, sms, MinBlocks);
+    return fitting(tiles, k_blocks, sms, MinBlocks, kMaxSlices);
   }
 
   // The cut of a call: slices(), or else the tail split.
@@ -185,7 +187,7 @@ struct HopperSplitK {
     if constexpr (TailMinBlocks > 0) {
       const long long whole = tiles / sms * sms, tail = tiles - whole;
       if (whole > 0 && tail > 0 && 2 * tail <= sms) {
-        const int s = fitting(tail, k_blocks, sms, TailMinBlocks);
+        const int s = fitting(tail, k_blocks, sms, TailMinBlocks, kTailMaxSlices);
         if (s > 1 && tail_round_blocks(k_blocks, s) < k_blocks) return {s, whole};
       }
     }
@@ -193,11 +195,11 @@ struct HopperSplitK {
   }
 
  private:
-  // The most slices of `tiles` tiles that fit in one round, within MaxSlices and min_blocks each; 1
+  // The most slices of `tiles` tiles that fit in one round, within max_slices and min_blocks each; 1
   // where a slice and its fixup would take as long as the whole k.
-  static int fitting(long long tiles, int k_blocks, int sms, int min_blocks) {
+  static int fitting(long long tiles, int k_blocks, int sms, int min_blocks, int max_slices) {
     long long s = sms / tiles;
-    if (s > kMaxSlices) s = kMaxSlices;
+    if (s > max_slices) s = max_slices;
     if (s > k_blocks / min_blocks) s = k_blocks / min_blocks;
     if (s < 2 || detail::ceil_div(k_blocks, static_cast<int>(s)) + kFixupBlocks >= k_blocks) return 1;
     return static_cast<int>(s);
