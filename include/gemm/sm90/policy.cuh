@@ -116,8 +116,8 @@ struct HopperKSlices {
 // at once: as many as fit in one round of the SMs (at most MaxSlices, each of at least MinBlocks k
 // blocks); the block that finishes a tile's last slice adds the slices in slice order (bitwise
 // reproducible) and stores the tile, or from kSeparateFrom slices split_k_fixup_kernel does, after
-// the kernel, a block per chunk of accumulators (the same sums). Single products on the cooperative schedules; batches, 3xTF32
-// and the ping-pong schedule run whole tiles. The partial tiles take scratch memory
+// the kernel, a block per chunk of accumulators (the same sums). Single products on the cooperative
+// schedules; batches, 3xTF32 and the ping-pong schedule run whole tiles. The partial tiles take scratch memory
 // (workspace_bytes). Measured on an H200 (tools/plan_audit.cu --splits, bf16 NN, calls, 128x128
 // tiles): 768 x 768 x 65536 298 us whole, 159 / 135 in 2 / 3 slices (72 / 108 blocks), but 207 in 4
 // (144 blocks: a second round) and 175 in 6; 1024 x 1024 x 32768 154 whole, 108 in 2 slices (cuBLAS
@@ -132,8 +132,8 @@ struct HopperKSlices {
 //
 // TailMinBlocks > 0 adds the tail split (split_k.cuh): where the tiles make whole rounds of the SMs
 // and a last round at most half full, the whole rounds run whole tiles and the last round's tiles
-// are cut into as many slices as fill it (at most 8 and MaxSlices, each at least TailMinBlocks k blocks),
-// where that round then costs less than a whole one: its slices' k blocks, plus kTailSliceBlocks per
+// are cut into as many slices as fill it (at most 8 and MaxSlices, each at least TailMinBlocks k
+// blocks), where that round then costs less than a whole one: its slices' k blocks, plus kTailSliceBlocks per
 // slice (the last block reads every slice's partial tile) and kTailFixedBlocks (the counters' reset,
 // the partial tiles' stores), against the tile's k blocks. Fitted to tools/plan_audit.cu --tail on an
 // H200 (bf16, 128x128 tiles): 3072 x 1024 x 4096, one round and 60 tiles, 43.3 us in 2 slices against

@@ -53,11 +53,6 @@ struct SplitKPartials {
   }
 };
 
-// After the mainloop of a split-K unit: true when this block is the tile's last and acc now holds
-// the sum of every slice (the caller stores the tile); false when another block will. tile_index:
-// the tile's place among the split tiles (WorkUnit::slot). rows_in: this
-// thread holds rows of C inside the matrix (the others' accumulators are never stored, so they are
-// neither written nor read). flag: a word of shared memory for the block's verdict.
 // A split tile's partial tiles: slice s's at split_partials(sk, tile_index) + s * kFloats.
 template <class Shape>
 __device__ __forceinline__ float* split_partials(const SplitKWork& sk, long long tile_index) {
@@ -101,10 +96,14 @@ __device__ __forceinline__ void add_partials(float (&acc)[Shape::kMmaM][Shape::k
   }
 }
 
+// After the mainloop of a split-K unit: true when this block is the tile's last and acc now holds
+// the sum of every slice (the caller stores the tile); false when another block will. tile_index:
+// the tile's place among the split tiles (WorkUnit::slot). rows_in: this
+// thread holds rows of C inside the matrix (the others' accumulators are never stored, so they are
+// neither written nor read). flag: a word of shared memory for the block's verdict.
 template <class Shape>
 __device__ bool split_k_reduce(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const SplitKWork& sk, long long tile_index,
                                int split, int consumer, bool rows_in, int* flag) {
-  using P = SplitKPartials<Shape>;
   float* tiles = split_partials<Shape>(sk, tile_index);
   store_partial<Shape>(acc, sk, tile_index, split, consumer, rows_in);
   const auto consumers_sync = [] { ptx::named_barrier_sync(kSplitKBarrier, 128 * Shape::kConsumers); };
