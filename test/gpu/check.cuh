@@ -24,6 +24,25 @@
     REQUIRE(err_ == cudaSuccess);                                                           \
   } while (0)
 
+// The suite's costly host work is compiled once, at -O3, in ../common/host_work.cu (the test files'
+// own host code is built at -O0): the fp64 reference for every (input, C) type, here, and the
+// random inputs and C, below. Elsewhere these are explicit instantiation declarations.
+#define GEMM_TEST_HOST_WORK_REFERENCE(In, Out)                                                                  \
+  GEMM_TEST_HOST_WORK_EXTERN template void gemm::reference::gemm<In, Out>(                                      \
+      bool, bool, int, int, int, double, const In*, int, const In*, int, double, const Out*, int, double*, int, int);
+#ifdef GEMM_TEST_HOST_WORK
+#define GEMM_TEST_HOST_WORK_EXTERN
+#else
+#define GEMM_TEST_HOST_WORK_EXTERN extern
+#endif
+GEMM_TEST_HOST_WORK_REFERENCE(float, float)
+GEMM_TEST_HOST_WORK_REFERENCE(double, double)
+GEMM_TEST_HOST_WORK_REFERENCE(__nv_bfloat16, __nv_bfloat16)
+GEMM_TEST_HOST_WORK_REFERENCE(__nv_bfloat16, float)
+GEMM_TEST_HOST_WORK_REFERENCE(__half, __half)
+GEMM_TEST_HOST_WORK_REFERENCE(__half, float)
+#undef GEMM_TEST_HOST_WORK_REFERENCE
+
 namespace gemm_test {
 
 using gemm::Op;
@@ -122,6 +141,16 @@ void fill_c(std::vector<Out>& c, size_t offset, int m, int n, int ldc, bool nan)
       c[offset + static_cast<size_t>(i) * ldc + j] =
           gemm::detail::convert<Out>(nan ? std::numeric_limits<double>::quiet_NaN() : u(rng()));
 }
+
+// Random inputs and C for the element types: compiled with the reference (see above).
+#define GEMM_TEST_HOST_WORK_FILL(T)                                         \
+  GEMM_TEST_HOST_WORK_EXTERN template void fill_random<T>(std::vector<T>&); \
+  GEMM_TEST_HOST_WORK_EXTERN template void fill_c<T>(std::vector<T>&, size_t, int, int, int, bool);
+GEMM_TEST_HOST_WORK_FILL(float)
+GEMM_TEST_HOST_WORK_FILL(double)
+GEMM_TEST_HOST_WORK_FILL(__nv_bfloat16)
+GEMM_TEST_HOST_WORK_FILL(__half)
+#undef GEMM_TEST_HOST_WORK_FILL
 
 template <class T>
 double to_double(T x) {

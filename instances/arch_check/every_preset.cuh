@@ -1,5 +1,5 @@
 #pragma once
-// What gemm_arch_check compiles for GEMM_CHECK_ARCHITECTURES (instances/CMakeLists.txt): every
+// What gemm_arch_check compiles for GEMM_CHECK_ARCHITECTURES (arch_check/CMakeLists.txt): every
 // preset that serves math type T with C of type Out, through every entry point (single products with
 // any layout; strided and pointer-array batches row-major, as the layouts' code is the single
 // products' and the batches add only their addressing), and a fused epilogue (bias + GELU, row-major):
