@@ -27,14 +27,14 @@
 // The suite's costly host work is compiled once, at -O3, in ../common/host_work.cu (the test files'
 // own host code is built at -O0): the fp64 reference for every (input, C) type, here, and the
 // random inputs and C, below. Elsewhere these are explicit instantiation declarations.
-#define GEMM_TEST_HOST_WORK_REFERENCE(In, Out)                                                                  \
-  GEMM_TEST_HOST_WORK_EXTERN template void gemm::reference::gemm<In, Out>(                                      \
-      bool, bool, int, int, int, double, const In*, int, const In*, int, double, const Out*, int, double*, int, int);
 #ifdef GEMM_TEST_HOST_WORK
 #define GEMM_TEST_HOST_WORK_EXTERN
 #else
 #define GEMM_TEST_HOST_WORK_EXTERN extern
 #endif
+#define GEMM_TEST_HOST_WORK_REFERENCE(In, Out)                                                                  \
+  GEMM_TEST_HOST_WORK_EXTERN template void gemm::reference::gemm<In, Out>(                                      \
+      bool, bool, int, int, int, double, const In*, int, const In*, int, double, const Out*, int, double*, int, int);
 GEMM_TEST_HOST_WORK_REFERENCE(float, float)
 GEMM_TEST_HOST_WORK_REFERENCE(double, double)
 GEMM_TEST_HOST_WORK_REFERENCE(__nv_bfloat16, __nv_bfloat16)
