@@ -33,6 +33,8 @@ struct HopperRules {
   int pingpong_max_k = 1024;       // a plain 16-bit call: ping-pong where 128x256 tiles fill wide_tiles rounds and k
   int pingpong_min_k = 16;         // is in [pingpong_min_k, pingpong_max_k] (its epilogue under the other mainloop)
   int decode_max_m = 128;          // 64-row tiles (and split-K) for m up to this
+  int turned_max_m = 32;           // 16-bit, B stored transposed: the call turned around for m up to this,
+  int turned_narrow_max_m = 16;    // ... on 64x16 tiles up to this (64x32 beyond)
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
   // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and
@@ -121,7 +123,9 @@ struct TuningRules {
            std::to_string(h.medium_min_k) + " below " + std::to_string(h.medium_vs_wide_rounds) +
            "x their rounds, ping-pong up to " + std::to_string(h.pingpong_max_rounds) + " rounds or " +
            std::to_string(h.pingpong_half_round) + "/" + std::to_string(h.pingpong_full_round) +
-           " of half rounds, decode tiles up to m " + std::to_string(h.decode_max_m) + ", 128x192 below " +
+           " of half rounds, decode tiles up to m " + std::to_string(h.decode_max_m) + ", turned around up to m " +
+           std::to_string(h.turned_max_m) + " (64x16 tiles to m " + std::to_string(h.turned_narrow_max_m) +
+           "), 128x192 below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +

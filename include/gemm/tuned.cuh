@@ -142,6 +142,24 @@ struct Tuned : Named<Tuned> {
   using HopperDecodeTile = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
   using HopperDecode = HopperDecodeTile<HopperSplitK<16, 4, 4>>;
+  // From decode.max_m + 1 to hopper.turned_max_m tokens against a weight stored transposed (A
+  // row-major, B n x k): the call turned around (TurnedRegisterEpilogue: C^T = B A^T), 64 of the
+  // weight's rows on the tile's M side and the tokens on its 16 columns (32 from
+  // hopper.turned_narrow_max_m + 1 tokens), so that at 16 tokens a 6144-row weight makes 96 tiles
+  // instead of 48 of 64x128 with 48 of their 64 rows empty; 12 stages keep the weight in flight; k
+  // split as decode's tiles. cuBLAS turns such calls around too (16 x 6144 x 4096 on an H200:
+  // nvjet_sm90_tst_64x16, 96 blocks, DRAM at 58-65% of peak, against 48-50% for the 64x128 tile).
+  // H200, bf16, 15 weights from 768 x 2304 to 8192 x 57344, against cuBLAS: 9-16 tokens a geometric
+  // mean of 1.22-1.23 (64x16, 12 stages) against 0.98-1.01 for the 64x128 tile; 24-32 tokens 1.21-1.22
+  // (64x32) against 1.02-1.04; 64x16 tiles there 1.06-1.07, 64x32 at 9-16 tokens 1.17-1.19. At 40-64
+  // tokens neither turned tile leads on the whole (64x64: 1.07-1.11, worst 0.80; the 64x128 tile
+  // 1.02-1.04, worst 0.83); at 1-8 the decode kernel leads or
+  // matches (1.11-1.23 against 1.12-1.18).
+  template <int BN>
+  using HopperTurnedTile = HopperPolicy<BlockTile<64, BN>, 12, PersistentProducerConsumer<1>, SwizzledRaster<8>,
+                                        TurnedRegisterEpilogue, PackMisalignedOperands, HopperSplitK<16, 4, 4>>;
+  using HopperTurnedNarrow = HopperTurnedTile<16>;
+  using HopperTurned = HopperTurnedTile<32>;
   // A fused epilogue on Hopper (bias, activation), where 128x256 tiles make one to four waves (or
   // balance worse than 128x128 ones; hopper() has the rule): the consumers take turns, each owning
   // whole 128x128 tiles, so that one's epilogue math runs under the other's mainloop (bias + GELU
@@ -209,6 +227,9 @@ struct Tuned : Named<Tuned> {
            "rounds, or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
            "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
+           "}, 16-bit single products with A row-major, B stored transposed, turned around: m <= "
+           "hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() + "}, m <= hopper.turned_max_m {" +
+           HopperTurned::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
            "in [pingpong_min_k, pingpong_max_k] {" +
@@ -235,6 +256,7 @@ struct Tuned : Named<Tuned> {
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperMedium::smem_bytes<T>(),
                        HopperSmall::smem_bytes<T>(), HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
+                       HopperTurnedNarrow::smem_bytes<T>(), HopperTurned::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
     else
@@ -322,6 +344,23 @@ struct Tuned : Named<Tuned> {
                                       "unstaged_max_flops: mma.sync in one launch (cp.async for blocks whose rows are "
                                       "16-byte aligned, else element loads) instead of aligned copies for the Hopper "
                                       "kernel");
+          if (!try_another(s)) return s;
+        }
+      }
+      if constexpr (Args::kBatching == Batch::None && L::a == Op::N && L::b == Op::T) {
+        const HopperRules& h = rules_for(dev.arch).hopper;
+        if (dev.arch == 90 && args.m <= h.turned_max_m) {
+          const Status s =
+              args.m <= h.turned_narrow_max_m
+                  ? visit(Pick<HopperTurnedNarrow, T>{}, "16-bit, sm_90, A row-major and B stored transposed, m <= "
+                                                         "hopper.turned_narrow_max_m tokens (decode): the call turned "
+                                                         "around (C^T = B A^T), 64 weight rows by 16 tokens per tile, "
+                                                         "12 stages, k split where the tiles fill at most a quarter "
+                                                         "of the SMs")
+                  : visit(Pick<HopperTurned, T>{}, "16-bit, sm_90, A row-major and B stored transposed, m <= "
+                                                   "hopper.turned_max_m tokens (decode): the call turned around (C^T = "
+                                                   "B A^T), 64 weight rows by 32 tokens per tile, 12 stages, k split "
+                                                   "where the tiles fill at most a quarter of the SMs");
           if (!try_another(s)) return s;
         }
       }

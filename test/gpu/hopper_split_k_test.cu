@@ -159,7 +159,10 @@ TEST_CASE("Hopper split-K: Tuned on decode and long-k shapes, with the plan's sc
     return;
   }
   const bool q = gemm_test::quick();
-  const Case shapes[] = {Case{16, 4096, q ? 1024 : 4096, 1.0, 0.0}.with_ops(Op::N, Op::T),
+  // (Decode with B stored transposed turns around up to hopper.turned_max_m tokens: 64x16 tiles,
+  // 16 of them for 1024 weight rows.)
+  const Case shapes[] = {Case{16, 4096, q ? 1024 : 4096, 1.0, 0.0},
+                         Case{16, 1024, q ? 2048 : 8192, 1.0, 0.5}.with_ops(Op::N, Op::T),
                          Case{64, 2048, 2048, 1.0, 1.0}.with_ops(Op::N, Op::T),
                          Case{384, 384, q ? 8192 : 65536, 1.0, 0.0}.with_ops(Op::T, Op::N)};
   for (const Case& c : shapes) {
@@ -178,7 +181,7 @@ TEST_CASE("Hopper split-K: bitwise the same from call to call, and through a CUD
     WARN("the Hopper kernels run on sm_90 only: not run here");
     return;
   }
-  const int m = 16, n = 4096, k = 4096;
+  const int m = 64, n = 2048, k = 4096;  // (A row-major, B stored transposed: from 33 tokens not turned)
   REQUIRE(slices_of<Tuned::HopperDecode>(m, n, k) > 1);
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(m, n, k);
 }

@@ -318,23 +318,33 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
 TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds of the SMs", "[host][plan]") {
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
   const gemm::Target kH20{90, 78, 227 * 1024};
-  // Decode, 16 x 4096 x 4096 with B stored transposed: 32 tiles of 64x128 (a quarter of 132 SMs),
-  // 64 k blocks: 4 slices (128 blocks; 5 would take two rounds); each slice's partial tile is 64 x
-  // 128 floats, and a counter per tile (256 bytes). On 114 or 78 SMs the 32 tiles are more than a
+  // Decode, 16 x 4096 x 4096 with B row-major: 32 tiles of 64x128 (a quarter of 132 SMs), 64 k
+  // blocks: 4 slices (128 blocks; 5 would take two rounds); each slice's partial tile is 64 x 128
+  // floats, and a counter per tile (256 bytes). On 114 or 78 SMs the 32 tiles are more than a
   // quarter: whole tiles.
-  const gemm::Plan d = plan_nn<bf16>(kH100, 16, 4096, 4096, Op::N, Op::T);
+  const gemm::Plan d = plan_nn<bf16>(kH100, 16, 4096, 4096);
   CHECK(has(d.composition, "BlockTile<64,128>"));
   CHECK(has(d.composition, "HopperSplitK<16,4,4>"));
   CHECK(has(d.reason, "decode"));
   CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
-  CHECK(plan_nn<bf16>(kH100Pcie, 16, 4096, 4096, Op::N, Op::T).workspace_bytes == 0);
-  CHECK(plan_nn<bf16>(kH20, 16, 4096, 4096, Op::N, Op::T).workspace_bytes == 0);
-  CHECK(plan_nn<bf16>(kH20, 16, 2048, 4096, Op::N, Op::T).workspace_bytes == 16ull * 4 * 64 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH100Pcie, 16, 4096, 4096).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH20, 16, 4096, 4096).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH20, 16, 2048, 4096).workspace_bytes == 16ull * 4 * 64 * 128 * 4 + 256);
   // m <= 128 takes the 64-row tiles, 129 the 128-row ones; 48 tiles (16 x 6144 x 4096) split nothing.
   CHECK(has(plan_nn<bf16>(kH100, 128, 6144, 4096, Op::N, Op::T).composition, "BlockTile<64,128>"));
   CHECK(!has(plan_nn<bf16>(kH100, 129, 4096, 4096).composition, "BlockTile<64,128>"));
-  CHECK(plan_nn<bf16>(kH100, 16, 6144, 4096, Op::N, Op::T).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH100, 16, 6144, 4096).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH100, 64, 57344, 8192, Op::N, Op::T).workspace_bytes == 0);
+  // With B stored transposed, up to hopper.turned_max_m tokens, the call turned around: 16 x 4096 x
+  // 4096 is 64 tiles of 64x16 (more than a quarter of 132 SMs: whole); 16 x 1024 x 8192 16 tiles in
+  // 8 slices of 16 k blocks (4 on the H20's 78 SMs), each slice's partial tile 64 x 16 floats.
+  const gemm::Plan t = plan_nn<bf16>(kH100, 16, 4096, 4096, Op::N, Op::T);
+  CHECK(has(t.composition, "BlockTile<64,16>"));
+  CHECK(has(t.composition, "TurnedRegisterEpilogue"));
+  CHECK(has(t.reason, "turned around"));
+  CHECK(t.workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH100, 16, 1024, 8192, Op::N, Op::T).workspace_bytes == 16ull * 8 * 64 * 16 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH20, 16, 1024, 8192, Op::N, Op::T).workspace_bytes == 16ull * 4 * 64 * 16 * 4 + 256);
   // A weight gradient over many tokens, 384 x 384 x 65536 (dY^T X): 9 tiles of 128x128 in 14 slices
   // on 132 SMs (126 blocks), 8 on the H20's 78; the partial tiles added by the separate fixup.
   const gemm::Plan w = plan_nn<bf16>(kH100, 384, 384, 65536, Op::T, Op::N);
@@ -510,6 +520,31 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   const gemm::Plan p = plan_nn<bf16>(kH100, 4096, 4096, 4096);
   CHECK(has(p.rules, "sm_90"));
   CHECK(has(p.rules, "128/132"));
+}
+
+// From decode.max_m + 1 to hopper.turned_max_m tokens against a weight stored transposed, on sm_90:
+// the Hopper kernel turned around (64x16 tiles up to turned_narrow_max_m tokens, 64x32 beyond);
+// elsewhere, for other layouts and beyond turned_max_m, what ran before.
+TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]") {
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  const int first = gemm::rules_for(90).decode.max_m + 1;
+  const auto composition = [](const gemm::Target& t, int m, Op op_a, Op op_b) {
+    return plan_nn<bf16>(t, m, 6144, 4096, op_a, op_b).composition;
+  };
+  CHECK(has(composition(kH100, first, Op::N, Op::T), "BlockTile<64,16>, TmaStages<12>"));
+  CHECK(has(composition(kH100, h.turned_narrow_max_m, Op::N, Op::T), "BlockTile<64,16>"));
+  CHECK(has(composition(kH100, h.turned_narrow_max_m + 1, Op::N, Op::T), "BlockTile<64,32>, TmaStages<12>"));
+  CHECK(has(composition(kH100, h.turned_max_m, Op::N, Op::T), "BlockTile<64,32>"));
+  CHECK(has(composition(kH100, h.turned_max_m, Op::N, Op::T), "TurnedRegisterEpilogue"));
+  CHECK(has(composition(kH100, h.turned_max_m + 1, Op::N, Op::T), "BlockTile<64,128>"));
+  CHECK(!has(composition(kH100, 16, Op::N, Op::N), "Turned"));  // B row-major
+  CHECK(!has(composition(kH100, 16, Op::T, Op::T), "Turned"));  // A transposed
+  CHECK(!has(composition(kA100, 16, Op::N, Op::T), "Turned"));  // no wgmma
+  CHECK(!has(plan_nn<float>(kH100, 16, 6144, 4096, Op::N, Op::T).composition, "Turned"));
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 20, 6144, 4096, Op::N, Op::T).composition,
+            "TurnedRegisterEpilogue"));
+  // A weight whose rows the decode kernel cannot read (not 8-byte multiples) turns from one token.
+  CHECK(has(plan_nn<bf16>(kH100, 4, 4096, 4098, Op::N, Op::T).composition, "TurnedRegisterEpilogue"));
 }
 
 TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read on mma.sync", "[host][plan]") {

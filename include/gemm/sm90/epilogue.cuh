@@ -2,11 +2,11 @@
 // The Hopper epilogues: C = epilogue(alpha * acc + beta * C) from the wgmma accumulators (epilogue.cuh:
 // bias and activation of a fused call, the identity otherwise).
 //
-// store_block (any C, any beta): straight from registers (and the only way for FP8 C, and for an FP8
-// call that scales its output or asks for its amax: OutputStage). A lane holds pairs of neighbouring
-// columns (see ptx/wgmma_ops.cuh), so where C's rows allow it a pair moves as one 4-byte (bf16,
-// fp16) or 8-byte (float) access; every element is bounds-checked on its own row and column, and
-// beta == 0 never reads C.
+// store_block (any C, any beta): straight from registers (and the only way for FP8 C, for an FP8
+// call that scales its output or asks for its amax: OutputStage, and for a call turned around:
+// detail::Turned). A lane holds pairs of neighbouring columns (see ptx/wgmma_ops.cuh), so where C's
+// rows allow it a pair moves as one 4-byte (bf16, fp16) or 8-byte (float) access; every element is
+// bounds-checked on its own row and column, and beta == 0 never reads C.
 // store_block_staged (beta == 0): the warpgroup writes 64-row chunks of 128-byte rows into two
 // swizzled shared buffers in turn, and then either
 //   CStore::Tma:    one thread hands each chunk to the TMA engine, which writes it to C while the
@@ -22,6 +22,7 @@
 //                   chunk a warp stores one row's 128 contiguous bytes.
 #include <cstdint>
 #include <cuda.h>
+#include "../detail/turned.cuh"
 #include "../epilogue.cuh"
 #include "../ptx/tma.cuh"
 #include "../scales.cuh"
@@ -98,8 +99,21 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
     for (int h = 0; h < 2; ++h) {
       const int row = r + 8 * h;
       if (row >= args.m || col >= args.n) continue;
-      Out* c = args.C + static_cast<long long>(row) * args.ldc + col;
       float v0 = alpha * acc[4 * g + 2 * h], v1 = alpha * acc[4 * g + 2 * h + 1];
+      if constexpr (detail::is_turned<Args>) {
+        // (row, col) of C^T is C's (col, row), and the epilogue's coordinates are C's: the pair's
+        // elements lie a row of C apart, and the 8 lanes that share lane % 4 store 8 neighbours.
+        Out* c = args.C + static_cast<long long>(col) * args.ldc + row;
+        if (read_c) v0 += beta * detail::convert<float>(c[0]);
+        c[0] = out(epi(v0, col, row));
+        if (col + 1 < args.n) {
+          c += args.ldc;
+          if (read_c) v1 += beta * detail::convert<float>(c[0]);
+          c[0] = out(epi(v1, col + 1, row));
+        }
+        continue;
+      }
+      Out* c = args.C + static_cast<long long>(row) * args.ldc + col;
       if (pairs && col + 1 < args.n) {
         Pair<Out> p;
         if (read_c) {
@@ -202,6 +216,7 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
                                                    const CUtensorMap* map_c, char* bufs, int row0, int col0,
                                                    int barrier, MapPlace at = {}) {
   static_assert(kMode == CStore::Tma || kMode == CStore::Direct, "store_block_staged: Tma or Direct.");
+  static_assert(!detail::is_turned<Args>, "store_block_staged: a turned-around call stores from registers.");
   using Out = typename Args::Output;
   using Chunk = StoreChunk<Out>;
   constexpr int kChunks = BN / Chunk::kCols;

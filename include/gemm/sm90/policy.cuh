@@ -8,9 +8,9 @@
 // gemm::tf32 and gemm::tf32x3 (float data and C), and FP8 (e4m3, e5m2; C bf16, fp16 or float; scales:
 // scaling.cuh) on the cooperative schedules whose math warpgroups own at most 64 x 128 of the tile
 // (promoted accumulators), every layout of A and B. TF32 (and FP8) wgmma reads its operands only
-// K-major (A row-major, B transposed): an operand stored the other way is first copied transposed
-// into stream-ordered scratch (detail/workspace.cuh; m x k or n x k floats), which costs a pass over
-// it. What TMA reads must suit it: 16-byte-aligned pointers and leading dimensions that are
+// K-major (A row-major, B transposed), and so does any type's B on a tile narrower than 64 (BN of 16
+// or 32): an operand stored the other way is first copied transposed into stream-ordered scratch
+// (detail/workspace.cuh; m x k or n x k elements), which costs a pass over it. What TMA reads must suit it: 16-byte-aligned pointers and leading dimensions that are
 // multiples of 16 bytes (else Status::MisalignedA/B; preset::Tuned takes another path). C needs only
 // its element alignment: the epilogue stores through registers where TMA cannot.
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include <cuda.h>
 #include "../detail/describe.cuh"
 #include "../detail/launch.cuh"
+#include "../detail/turned.cuh"
 #include "../detail/vector.cuh"
 #include "../detail/k_slices.cuh"
 #include "../detail/workspace.cuh"
@@ -77,7 +78,18 @@ struct PersistentPingPong {
 // Results straight from registers to C (any C, any beta).
 struct RegisterEpilogue {
   static constexpr int kBuffers = 0;
+  static constexpr bool kTurned = false;
   static std::string describe() { return "RegisterEpilogue"; }
+};
+
+// The call turned around (detail/turned.cuh): the kernel computes C^T = op(B)^T op(A)^T, B's rows on
+// the tile's BM side and A's on its BN side, and stores each result from registers at its place in
+// C (any C, any beta). For a few rows of C against a wide B: 16 tokens against a weight fill 16 of a
+// 64x16 tile's columns, where as the tile's rows they would fill 16 of its 64. Single products.
+struct TurnedRegisterEpilogue {
+  static constexpr int kBuffers = 0;
+  static constexpr bool kTurned = true;
+  static std::string describe() { return "TurnedRegisterEpilogue"; }
 };
 
 // Results through two swizzled shared buffers per math warpgroup and TMA stores, when beta == 0
@@ -85,6 +97,7 @@ struct RegisterEpilogue {
 // Needs a warp-specialised schedule.
 struct TmaStoreEpilogue {
   static constexpr int kBuffers = 2 * 64 * 128;
+  static constexpr bool kTurned = false;
   static std::string describe() { return "TmaStoreEpilogue"; }
 };
 
@@ -245,6 +258,17 @@ struct HopperPolicy {
                 "HopperPolicy: TmaStoreEpilogue needs a warp-specialised schedule (ProducerConsumer or "
                 "PersistentProducerConsumer).");
   static_assert(Stages >= 2, "HopperPolicy: needs at least 2 stages (one computing, one loading).");
+  static_assert(!Epilogue::kTurned || Schedule::kWarpSpecialized,
+                "HopperPolicy: TurnedRegisterEpilogue runs on the warp-specialised schedules.");
+
+  // The call as the kernel computes it: turned around with TurnedRegisterEpilogue.
+  template <class Args>
+  static auto computed(const Args& args) {
+    if constexpr (Epilogue::kTurned && !detail::is_turned<Args>)
+      return detail::turned(args);
+    else
+      return args;
+  }
 
   static constexpr int kMinArch = 90;
   static const char* name() { return "HopperPolicy"; }
@@ -284,8 +308,15 @@ struct HopperPolicy {
   using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers,
                                  Schedule::kPingPong>;
 
+  // wgmma reads an MN-major operand in boxes of 64 elements along M or N: a tile narrower than that
+  // (BN of 16 or 32: decode's turned tiles) reads B only K-major, so a B stored k x n (in a turned
+  // call, an A stored k x m) is first copied transposed, as TF32's operands are (plan_staging).
+  static constexpr bool kNarrowB = Tile::BN % 64 != 0;
+  template <class T>
+  static constexpr bool kKMajorB = is_k_major_only<T> || kNarrowB;
+
   template <class In>
-  static int smem_bytes() { return Shape<In>::kSmemBytes; }
+  static int smem_bytes() { return Shape<In, Op::N, kNarrowB ? Op::T : Op::N>::kSmemBytes; }
 
   // Whether TMA reads A (B) as the caller stores it: always for 16-bit types; for TF32 and FP8 only
   // when it is K-major (otherwise the transposing pass reads it, element by element); never for
@@ -296,18 +327,21 @@ struct HopperPolicy {
   }
   template <class T, class Args>
   static bool tma_reads_b(const Args& a) {
-    return is_k_major_only<T> ? a.op_b == Op::T : !std::is_same_v<T, tf32x3>;
+    return kKMajorB<T> ? a.op_b == Op::T : !std::is_same_v<T, tf32x3>;
   }
 
   // What TMA cannot read is refused before any CUDA call (unless the operands policy copies it).
   template <class T, class Args>
-  static Status check_alignment(const Args& args) {
+  static Status check_alignment(const Args& caller_args) {
+    const auto args = computed(caller_args);
     if (!detail::reads_ab(args)) return Status::Success;
     if (!promotes_as_asked<T>(args)) return Status::UnsupportedPromotion;
     if (!runs_batch<T>(args)) return Status::UnsupportedBatch;
     if (Operands::kPack) return Status::Success;
-    if (tma_reads_a<T>(args) && !detail::a_aligned(args, 16)) return Status::MisalignedA;
-    if (tma_reads_b<T>(args) && !detail::b_aligned(args, 16)) return Status::MisalignedB;
+    // (Named in the caller's frame: a turned-around call's A is the caller's B.)
+    constexpr bool kTurn = Epilogue::kTurned;
+    if (tma_reads_a<T>(args) && !detail::a_aligned(args, 16)) return kTurn ? Status::MisalignedB : Status::MisalignedA;
+    if (tma_reads_b<T>(args) && !detail::b_aligned(args, 16)) return kTurn ? Status::MisalignedA : Status::MisalignedB;
     return Status::Success;
   }
 
@@ -400,6 +434,11 @@ struct HopperPolicy {
 
   template <class T, class Layouts, class Args>
   static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if constexpr (Epilogue::kTurned && !detail::is_turned<Args>) {
+      static_assert(Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3> && !is_fp8<T>,
+                    "TurnedRegisterEpilogue: single products of 16-bit or TF32 types.");
+      return launch<T, typename detail::TurnedLayouts<Layouts>::type>(detail::turned(caller_args), dev, stream);
+    }
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
     if (detail::reads_ab(caller_args) && !runs_batch<T>(caller_args)) return Status::UnsupportedBatch;
     if constexpr ((Args::kBatching == Batch::Pointers && !Schedule::kWarpSpecialized) ||
@@ -415,9 +454,10 @@ struct HopperPolicy {
   template <class T, class Layouts, class Args>
   static Status launch_staged(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     // The layouts the kernel reads: TF32 and FP8 only A row-major and B transposed (see plan_staging).
+    // A tile narrower than 64 on B reads B transposed (kNarrowB).
     using Reads = std::conditional_t<is_k_major_only<T>, detail::Ops<Op::N, Op::T>, Layouts>;
     return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
-      using L = decltype(layouts);
+      using L = detail::Ops<decltype(layouts)::a, kKMajorB<T> ? Op::T : decltype(layouts)::b>;
       using S = Shape<typename Args::Element, L::a, L::b>;
       // Whether the kernel can run here is known before anything is copied.
       if (Status s = prepare<S, kernel<Args, S>()>(dev); s != Status::Success) return s;
@@ -469,7 +509,8 @@ struct HopperPolicy {
   // Scratch memory a call takes (stream-ordered, or from a gemm::CallerWorkspace): the staging copies
   // of operands TMA cannot read, and for 3xTF32 the split planes. What gemm::plan reports.
   template <class T, class Args>
-  static std::size_t workspace_bytes(const Args& args, const detail::DeviceInfo& dev) {
+  static std::size_t workspace_bytes(const Args& caller_args, const detail::DeviceInfo& dev) {
+    const auto args = computed(caller_args);
     if (!detail::reads_ab(args)) return 0;
     if constexpr (Args::kBatching == Batch::Pointers) {
       return 0;  // (no staging: misaligned entries are loaded by the kernel itself)
@@ -477,7 +518,7 @@ struct HopperPolicy {
       return plan_staging<tf32x3>(args).bytes + SplitPlanes(args).bytes();
     } else {
       // (Every layout's block shape has the same tile and depth.)
-      using S = Shape<typename Args::Element, Op::N, is_k_major_only<T> ? Op::T : Op::N>;
+      using S = Shape<typename Args::Element, Op::N, kKMajorB<T> ? Op::T : Op::N>;
       return plan_staging<T>(args).bytes + k_slices_bytes<S>(args, k_slices<S>(args, dev));
     }
   }
@@ -595,15 +636,17 @@ struct HopperPolicy {
       // (An operand TMA cannot read is never a batch's: runs_batch.)
       const bool slow_rows = Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
                              (static_cast<long long>(lds[x]) * sizeof(In)) % Staging::kRowBytes != 0;
-      if (is_k_major_only<T> && !k_major)
+      if ((is_k_major_only<T> || (x == 1 && kNarrowB)) && !k_major)
         st.add(x, mn[x], args.k, sizeof(In), /*transpose=*/true);
       else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) || slow_rows))
         st.add(x, k_major ? mn[x] : args.k, k_major ? args.k : mn[x], sizeof(In));
     }
     // A small C costs more in the extra launch and allocation than its stores from registers do.
     // A batch's C stores from registers where TMA cannot (no staging for batches).
+    // (A turned-around call's C is m x n in the caller's frame, not the kernel's: never copied.)
     const bool c_by_copy = args.beta != 0 || std::is_same_v<T, tf32x3> || Epilogue::kBuffers == 0;
-    if (Operands::kPack && Args::kBatching == Batch::None && c_by_copy && !sm90::tma_compatible(args.C, args.ldc) &&
+    if (Operands::kPack && Args::kBatching == Batch::None && !Epilogue::kTurned && c_by_copy &&
+        !sm90::tma_compatible(args.C, args.ldc) &&
         static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
       st.add(2, args.m, args.n, sizeof(Out));
     }
@@ -681,6 +724,7 @@ struct HopperPolicy {
   static Status launch_grouped(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     static_assert(Schedule::kPersistent && !Schedule::kPingPong,
                   "Grouped calls run on the persistent cooperative schedule (PersistentProducerConsumer).");
+    static_assert(!kNarrowB, "Grouped calls read B as stored: BlockTile's BN must be a multiple of 64.");
     if (dev.arch != 90) return Status::UnsupportedArchitecture;
     const auto run = [&](auto layouts) {
       using L = decltype(layouts);

@@ -1,0 +1,105 @@
+// The Hopper kernel turned around (TurnedRegisterEpilogue, detail/turned.cuh): C^T = op(B)^T op(A)^T
+// computed with B's rows on the tile's M side, each result stored at its place in C. Every layout
+// and the column-major entry point (ragged, padded and misaligned, alpha and beta, NaN under
+// beta = 0, k = 0), C of float; a fused epilogue whose functor sees the caller's (row, column);
+// misaligned operands named in the caller's frame; Tuned's composition on decode shapes (tokens
+// against a weight stored transposed), k split across blocks and bitwise the same from call to call;
+// Tuned taking it up to hopper.turned_max_m tokens and not beyond, nor for another layout.
+#include "epilogue_check.cuh"
+
+namespace {
+
+using gemm::Op;
+using gemm_test::Case;
+using Tuned = gemm::preset::Tuned;
+using bf16 = __nv_bfloat16;
+// A small turned composition (4 stages, whole tiles) for every layout; Tuned's own for decode.
+using Turned = gemm::HopperPolicy<gemm::BlockTile<64, 32>, 4, gemm::PersistentProducerConsumer<1>,
+                                  gemm::SwizzledRaster<8>, gemm::TurnedRegisterEpilogue, gemm::PackMisalignedOperands>;
+
+// A Case with A row-major and B stored transposed (n x k), rows padded to a multiple of 8 elements.
+Case nt(int m, int n, int k, double alpha = 1.0, double beta = 0.0, bool nan_c = false, int pad_c = 0) {
+  const int pad = (8 - k % 8) % 8;
+  return Case{m, n, k, alpha, beta, pad, pad, pad_c, 0, 0, 0, nan_c}.with_ops(Op::N, Op::T);
+}
+
+}  // namespace
+
+TEST_CASE("turned-around Hopper kernel: every layout, ragged and misaligned, alpha, beta, NaN C", "[gpu][turned]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
+    return;
+  }
+  // (PackMisalignedOperands: the standard cases' misaligned A and B are copied aligned first.)
+  gemm_test::check_preset<Turned, bf16>();
+  for (const Case& c : gemm_test::layout_cases()) gemm_test::run_case<Turned, __half, float>(c.with_ops(Op::N, Op::T));
+  // Many tiles a block (persistent), C rows of odd length: every store a single element.
+  gemm_test::run_case<Turned, bf16>(Case{45, 4099, 1000, 0.5, 1.0, 8, 0, 1}.with_ops(Op::N, Op::T));
+  gemm_test::run_case<Turned, bf16>(Case{300, 1031, 520, -1.0, 0.0, 0, 0, 3, 0, 0, 1, true});
+}
+
+TEST_CASE("turned-around Hopper kernel: a fused epilogue sees the caller's row and column", "[gpu][turned][epilogue]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
+    return;
+  }
+  using namespace epilogue_test;
+  for (const FusedCase& base : family_cases(1)) {
+    for (int i = 0; i < 4; ++i) {
+      FusedCase f = base;
+      f.c = base.c.with_ops(i % 2 ? Op::T : Op::N, i / 2 ? Op::T : Op::N, i == 3);
+      run_fused<Turned, bf16, bf16, RowColumnRamp, float, Entries::Every>(f);
+    }
+  }
+  run_fused<Turned, bf16, bf16, RowColumnRamp, float, Entries::Every>({nt(16, 2048 + 8, 4096, 1.0, 0.5),
+                                                                       BiasKind::PerColumn});
+  run_fused<Turned, bf16, bf16, RowColumnRamp, float, Entries::Every>({nt(27, 1000, 1000, 1.0, 0.0, true),
+                                                                       BiasKind::PerRow, true});
+}
+
+TEST_CASE("turned-around Hopper kernel: operands TMA cannot read are named as the caller's", "[gpu][turned]") {
+  // An A whose rows are not 16-byte multiples is the kernel's B, and is still refused as A.
+  using Aligned = gemm::HopperPolicy<gemm::BlockTile<64, 32>, 4, gemm::PersistentProducerConsumer<1>,
+                                     gemm::SwizzledRaster<8>, gemm::TurnedRegisterEpilogue>;
+  gemm_test::DeviceBuffer<bf16> buf(1 << 16);
+  const auto args = [&](int lda, int ldb) {
+    return gemm::GemmArgs<bf16, bf16>{16, 64, 72, 1.0f, buf.ptr, lda, buf.ptr, ldb, 0.0f, buf.ptr, 64, Op::N, Op::T};
+  };
+  CHECK(Aligned::check_alignment<bf16>(args(72, 72)) == gemm::Status::Success);
+  CHECK(Aligned::check_alignment<bf16>(args(73, 72)) == gemm::Status::MisalignedA);
+  CHECK(Aligned::check_alignment<bf16>(args(72, 73)) == gemm::Status::MisalignedB);
+}
+
+TEST_CASE("turned-around Hopper kernel: Tuned's decode composition, k split, bitwise repeatable", "[gpu][turned][splitk]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
+    return;
+  }
+  const int max_m = gemm::rules_for(90).hopper.turned_max_m;
+  const int decode_max_m = gemm::rules_for(90).decode.max_m;
+  // Tuned takes it from the decode kernel's last token count to turned_max_m, B stored transposed.
+  gemm_test::DeviceBuffer<bf16> probe(1);
+  const auto composition = [&](int m, Op op_b) {
+    const int k = 4096, ldb = op_b == Op::T ? k : 4096;
+    return gemm::plan<bf16>(Op::N, op_b, m, 4096, k, 1.0f, probe.ptr, k, probe.ptr, ldb, 0.0f, probe.ptr, 4096)
+        .composition;
+  };
+  CHECK(composition(decode_max_m + 1, Op::T).find("TurnedRegisterEpilogue") != std::string::npos);
+  CHECK(composition(max_m, Op::T).find("TurnedRegisterEpilogue") != std::string::npos);
+  CHECK(composition(max_m + 1, Op::T).find("TurnedRegisterEpilogue") == std::string::npos);
+  CHECK(composition(16, Op::N).find("TurnedRegisterEpilogue") == std::string::npos);  // B row-major
+  // Tuned on decode shapes: whole tiles (6144 weight rows: 96 tiles), and few tiles with k split
+  // (1024 rows: 16 tiles, 8 slices added by the fixup kernel); ragged tokens, weight rows and k.
+  const bool q = gemm_test::quick();
+  for (int m : {decode_max_m + 1, 16, 17, max_m}) {
+    gemm_test::run_case<Tuned, bf16>(nt(m, q ? 1000 : 6144, q ? 512 : 4096, 1.0, 0.0, true));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 1024, q ? 2048 : 8192, -0.5, 1.0, false, 3));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 1001, 1000 + 8, 1.5, -0.75));
+  }
+  gemm_test::run_case<Tuned, __half>(nt(12, 2049, 2056, 1.0, 0.5));
+  gemm_test::run_case<Tuned, bf16, float>(nt(24, 3000, 520, -0.5, 1.0, false, 1));
+  gemm_test::run_case<Tuned, __half, float>(nt(32, 333, 24, 1.0, 0.0, true));
+  // The column-major entry point: C^T = B^T A^T reaches the row-major core as A row-major, B transposed.
+  gemm_test::run_case<Tuned, bf16>(nt(20, 1001, 2048, 1.0, 0.5).with_ops(Op::N, Op::T, true));
+  gemm_test::check_bitwise_repeatable<Tuned, bf16>(16, 1024, 8192);
+}
