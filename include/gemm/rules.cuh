@@ -33,7 +33,7 @@ struct HopperRules {
   int pingpong_max_k = 1024;       // a plain 16-bit call: ping-pong where 128x256 tiles fill wide_tiles rounds and k
   int pingpong_min_k = 16;         // is in [pingpong_min_k, pingpong_max_k] (its epilogue under the other mainloop)
   int decode_max_m = 128;          // 64-row tiles (and split-K) for m up to this
-  int turned_max_m = 32;           // 16-bit, B stored transposed: the call turned around for m up to this,
+  int turned_max_m = 32;           // 16-bit and tf32, B stored transposed: the call turned around to this m,
   int turned_narrow_max_m = 16;    // ... on 64x16 tiles up to this (64x32 beyond)
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's

@@ -142,8 +142,8 @@ struct Tuned : Named<Tuned> {
   using HopperDecodeTile = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
   using HopperDecode = HopperDecodeTile<HopperSplitK<16, 4, 4>>;
-  // From decode.max_m + 1 to hopper.turned_max_m tokens against a weight stored transposed (A
-  // row-major, B n x k): the call turned around (TurnedRegisterEpilogue: C^T = B A^T), 64 of the
+  // From decode.max_m + 1 (16-bit; tf32 from 1) to hopper.turned_max_m tokens against a weight
+  // stored transposed (A row-major, B n x k): the call turned around (TurnedRegisterEpilogue: C^T = B A^T), 64 of the
   // weight's rows on the tile's M side and the tokens on its 16 columns (32 from
   // hopper.turned_narrow_max_m + 1 tokens), so that at 16 tokens a 6144-row weight makes 96 tiles
   // instead of 48 of 64x128 with 48 of their 64 rows empty; 12 stages keep the weight in flight; k
@@ -154,7 +154,8 @@ struct Tuned : Named<Tuned> {
   // (64x32) against 1.02-1.04; 64x16 tiles there 1.06-1.07, 64x32 at 9-16 tokens 1.17-1.19. At 40-64
   // tokens neither turned tile leads on the whole (64x64: 1.07-1.11, worst 0.80; the 64x128 tile
   // 1.02-1.04, worst 0.83); at 1-8 the decode kernel leads or
-  // matches (1.11-1.23 against 1.12-1.18).
+  // matches (1.11-1.23 against 1.12-1.18). TF32 (the same harness): 64x16 1.04 at 1 token and
+  // 1.27-1.29 at 4-16 against 0.86-1.11 for the 64x128 tile, 64x32 1.28-1.29 at 24-32 against 1.15.
   template <int BN>
   using HopperTurnedTile = HopperPolicy<BlockTile<64, BN>, 12, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TurnedRegisterEpilogue, PackMisalignedOperands, HopperSplitK<16, 4, 4>>;
@@ -227,7 +228,8 @@ struct Tuned : Named<Tuned> {
            "rounds, or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
            "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
-           "}, 16-bit single products with A row-major, B stored transposed, turned around: m <= "
+           "}, 16-bit (past the decode kernel) and tf32 single products with A row-major, B stored transposed, "
+           "turned around: m <= "
            "hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() + "}, m <= hopper.turned_max_m {" +
            HopperTurned::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
@@ -347,23 +349,7 @@ struct Tuned : Named<Tuned> {
           if (!try_another(s)) return s;
         }
       }
-      if constexpr (Args::kBatching == Batch::None && L::a == Op::N && L::b == Op::T) {
-        const HopperRules& h = rules_for(dev.arch).hopper;
-        if (dev.arch == 90 && args.m <= h.turned_max_m) {
-          const Status s =
-              args.m <= h.turned_narrow_max_m
-                  ? visit(Pick<HopperTurnedNarrow, T>{}, "16-bit, sm_90, A row-major and B stored transposed, m <= "
-                                                         "hopper.turned_narrow_max_m tokens (decode): the call turned "
-                                                         "around (C^T = B A^T), 64 weight rows by 16 tokens per tile, "
-                                                         "12 stages, k split where the tiles fill at most a quarter "
-                                                         "of the SMs")
-                  : visit(Pick<HopperTurned, T>{}, "16-bit, sm_90, A row-major and B stored transposed, m <= "
-                                                   "hopper.turned_max_m tokens (decode): the call turned around (C^T = "
-                                                   "B A^T), 64 weight rows by 32 tokens per tile, 12 stages, k split "
-                                                   "where the tiles fill at most a quarter of the SMs");
-          if (!try_another(s)) return s;
-        }
-      }
+      if (Status s = turned_decode<T, L>(args, dev, visit); !try_another(s)) return s;
       if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
         const auto misaligned_fallback = [&] {
@@ -380,8 +366,12 @@ struct Tuned : Named<Tuned> {
       }
       return visit(Pick<WarpTiled, T, Legacy>{}, "16-bit before sm_80: CUDA cores (WarpTiled), converting to float");
     } else if constexpr (std::is_same_v<T, tf32> || std::is_same_v<T, tf32x3>) {
-      // TF32 and 3xTF32: the Hopper kernel, else mma.sync on sm_80+ (float rows are always aligned
-      // enough for its copies); before sm_80 strict fp32, which is within their error.
+      // TF32 and 3xTF32: the Hopper kernel (TF32 decode turned around), else mma.sync on sm_80+ (float
+      // rows are always aligned enough for its copies); before sm_80 strict fp32, which is within
+      // their error.
+      if constexpr (std::is_same_v<T, tf32>) {
+        if (Status s = turned_decode<T, L>(args, dev, visit); !try_another(s)) return s;
+      }
       if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
         if constexpr (std::is_same_v<T, tf32>) {
@@ -716,6 +706,32 @@ struct Tuned : Named<Tuned> {
 
   // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read. Mma's 144 KB
   // of shared memory is more than sm_86 and sm_89 give a block: those take the small tile.
+  // Decode turned around on sm_90 (HopperTurnedNarrow, HopperTurned): a single product with A
+  // row-major, B stored transposed and m <= hopper.turned_max_m (16-bit calls reach it past the
+  // decode kernel's tokens); UnsupportedArchitecture (try another) otherwise.
+  template <class T, class L, class Args, class Visit>
+  static Status turned_decode(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
+    using detail::Pick;
+    if constexpr (Args::kBatching == Batch::None && L::a == Op::N && L::b == Op::T) {
+      const HopperRules& h = rules_for(dev.arch).hopper;
+      if (dev.arch == 90 && args.m <= h.turned_max_m) {
+        if (args.m <= h.turned_narrow_max_m)
+          return visit(Pick<HopperTurnedNarrow, T>{}, "16-bit or tf32, sm_90, A row-major and B stored transposed, m "
+                                                      "<= hopper.turned_narrow_max_m tokens (decode): the call turned "
+                                                      "around (C^T = B A^T), 64 weight rows by 16 tokens per tile, 12 "
+                                                      "stages, k split where the tiles fill at most a quarter of the "
+                                                      "SMs");
+        return visit(Pick<HopperTurned, T>{}, "16-bit or tf32, sm_90, A row-major and B stored transposed, m <= "
+                                              "hopper.turned_max_m tokens (decode): the call turned around (C^T = B "
+                                              "A^T), 64 weight rows by 32 tokens per tile, 12 stages, k split where "
+                                              "the tiles fill at most a quarter of the SMs");
+      }
+    } else {
+      (void)args, (void)dev, (void)visit;
+    }
+    return Status::UnsupportedArchitecture;
+  }
+
   template <class T, class Where, class Args, class Visit>
   static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     return tile_per_sm_or_smaller<Mma, MmaSmall, T, Where>(

@@ -1,10 +1,11 @@
 // The Hopper kernel turned around (TurnedRegisterEpilogue, detail/turned.cuh): C^T = op(B)^T op(A)^T
 // computed with B's rows on the tile's M side, each result stored at its place in C. Every layout
 // and the column-major entry point (ragged, padded and misaligned, alpha and beta, NaN under
-// beta = 0, k = 0), C of float; a fused epilogue whose functor sees the caller's (row, column);
+// beta = 0, k = 0), C of float, TF32; a fused epilogue whose functor sees the caller's (row, column);
 // misaligned operands named in the caller's frame; Tuned's composition on decode shapes (tokens
 // against a weight stored transposed), k split across blocks and bitwise the same from call to call;
-// Tuned taking it up to hopper.turned_max_m tokens and not beyond, nor for another layout.
+// Tuned taking it up to hopper.turned_max_m tokens (16-bit past the decode kernel, TF32 from one) and
+// not beyond, nor for another layout.
 #include "epilogue_check.cuh"
 
 namespace {
@@ -32,7 +33,10 @@ TEST_CASE("turned-around Hopper kernel: every layout, ragged and misaligned, alp
   }
   // (PackMisalignedOperands: the standard cases' misaligned A and B are copied aligned first.)
   gemm_test::check_preset<Turned, bf16>();
-  for (const Case& c : gemm_test::layout_cases()) gemm_test::run_case<Turned, __half, float>(c.with_ops(Op::N, Op::T));
+  for (const Case& c : gemm_test::layout_cases()) {
+    gemm_test::run_case<Turned, __half, float>(c.with_ops(Op::N, Op::T));
+    gemm_test::run_case<Turned, gemm::tf32, float>(c.with_ops(Op::N, Op::T));
+  }
   // Many tiles a block (persistent), C rows of odd length: every store a single element.
   gemm_test::run_case<Turned, bf16>(Case{45, 4099, 1000, 0.5, 1.0, 8, 0, 1}.with_ops(Op::N, Op::T));
   gemm_test::run_case<Turned, bf16>(Case{300, 1031, 520, -1.0, 0.0, 0, 0, 3, 0, 0, 1, true});
@@ -99,6 +103,11 @@ TEST_CASE("turned-around Hopper kernel: Tuned's decode composition, k split, bit
   gemm_test::run_case<Tuned, __half>(nt(12, 2049, 2056, 1.0, 0.5));
   gemm_test::run_case<Tuned, bf16, float>(nt(24, 3000, 520, -0.5, 1.0, false, 1));
   gemm_test::run_case<Tuned, __half, float>(nt(32, 333, 24, 1.0, 0.0, true));
+  // TF32 from one token (no decode kernel before it).
+  for (int m : {1, 7, 16, max_m}) {
+    gemm_test::run_case<Tuned, gemm::tf32, float>(nt(m, q ? 1000 : 6144, q ? 512 : 4096, 1.0, 0.0, true));
+    gemm_test::run_case<Tuned, gemm::tf32, float>(nt(m, 1024, q ? 2048 : 8192, -0.5, 1.0, false, 3));
+  }
   // The column-major entry point: C^T = B^T A^T reaches the row-major core as A row-major, B transposed.
   gemm_test::run_case<Tuned, bf16>(nt(20, 1001, 2048, 1.0, 0.5).with_ops(Op::N, Op::T, true));
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(16, 1024, 8192);

@@ -522,7 +522,7 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(has(p.rules, "128/132"));
 }
 
-// From decode.max_m + 1 to hopper.turned_max_m tokens against a weight stored transposed, on sm_90:
+// From decode.max_m + 1 (TF32: 1) to hopper.turned_max_m tokens against a weight stored transposed, on sm_90:
 // the Hopper kernel turned around (64x16 tiles up to turned_narrow_max_m tokens, 64x32 beyond);
 // elsewhere, for other layouts and beyond turned_max_m, what ran before.
 TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]") {
@@ -541,6 +541,12 @@ TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]"
   CHECK(!has(composition(kH100, 16, Op::T, Op::T), "Turned"));  // A transposed
   CHECK(!has(composition(kA100, 16, Op::N, Op::T), "Turned"));  // no wgmma
   CHECK(!has(plan_nn<float>(kH100, 16, 6144, 4096, Op::N, Op::T).composition, "Turned"));
+  // TF32 (no decode kernel) from one token.
+  CHECK(has(plan_nn<gemm::tf32>(kH100, 1, 6144, 4096, Op::N, Op::T).composition, "BlockTile<64,16>"));
+  CHECK(has(plan_nn<gemm::tf32>(kH100, 1, 6144, 4096, Op::N, Op::T).composition, "TurnedRegisterEpilogue"));
+  CHECK(has(plan_nn<gemm::tf32>(kH100, h.turned_max_m, 6144, 4096, Op::N, Op::T).composition, "BlockTile<64,32>"));
+  CHECK(!has(plan_nn<gemm::tf32>(kH100, h.turned_max_m + 1, 6144, 4096, Op::N, Op::T).composition, "Turned"));
+  CHECK(!has(plan_nn<gemm::tf32x3>(kH100, 16, 6144, 4096, Op::N, Op::T).composition, "Turned"));
   CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 20, 6144, 4096, Op::N, Op::T).composition,
             "TurnedRegisterEpilogue"));
   // A weight whose rows the decode kernel cannot read (not 8-byte multiples) turns from one token.
