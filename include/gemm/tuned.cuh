@@ -143,8 +143,8 @@ struct Tuned : Named<Tuned> {
                                         TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
   using HopperDecode = HopperDecodeTile<HopperSplitK<16, 4, 4>>;
   // From decode.max_m + 1 (16-bit; tf32 from 1) to hopper.turned_max_m tokens against a weight
-  // stored transposed (A row-major, B n x k): the call turned around (TurnedRegisterEpilogue: C^T = B A^T), 64 of the
-  // weight's rows on the tile's M side and the tokens on its 16 columns (32 from
+  // stored transposed (A row-major, B n x k): the call turned around (TurnedRegisterEpilogue: C^T =
+  // B A^T), 64 of the weight's rows on the tile's M side and the tokens on its 16 columns (32 from
   // hopper.turned_narrow_max_m + 1 tokens), so that at 16 tokens a 6144-row weight makes 96 tiles
   // instead of 48 of 64x128 with 48 of their 64 rows empty; 12 stages keep the weight in flight; k
   // split as decode's tiles. cuBLAS turns such calls around too (16 x 6144 x 4096 on an H200:
@@ -153,8 +153,8 @@ struct Tuned : Named<Tuned> {
   // mean of 1.22-1.23 (64x16, 12 stages) against 0.98-1.01 for the 64x128 tile; 24-32 tokens 1.21-1.22
   // (64x32) against 1.02-1.04; 64x16 tiles there 1.06-1.07, 64x32 at 9-16 tokens 1.17-1.19. At 40-64
   // tokens neither turned tile leads on the whole (64x64: 1.07-1.11, worst 0.80; the 64x128 tile
-  // 1.02-1.04, worst 0.83); at 1-8 the decode kernel leads or
-  // matches (1.11-1.23 against 1.12-1.18). TF32 (the same harness): 64x16 1.04 at 1 token and
+  // 1.02-1.04, worst 0.83); at 1-8 the decode kernel leads or matches (1.11-1.23 against
+  // 1.12-1.18). TF32 (the same harness): 64x16 1.04 at 1 token and
   // 1.27-1.29 at 4-16 against 0.86-1.11 for the 64x128 tile, 64x32 1.28-1.29 at 24-32 against 1.15.
   template <int BN>
   using HopperTurnedTile = HopperPolicy<BlockTile<64, BN>, 12, PersistentProducerConsumer<1>, SwizzledRaster<8>,
@@ -229,9 +229,8 @@ struct Tuned : Named<Tuned> {
            "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
            "}, 16-bit (past the decode kernel) and tf32 single products with A row-major, B stored transposed, "
-           "turned around: m <= "
-           "hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() + "}, m <= hopper.turned_max_m {" +
-           HopperTurned::parts() +
+           "turned around: m <= hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() +
+           "}, m <= hopper.turned_max_m {" + HopperTurned::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
            "in [pingpong_min_k, pingpong_max_k] {" +
@@ -704,8 +703,6 @@ struct Tuned : Named<Tuned> {
     return visit(detail::Pick<Small, T, Where>{}, why_small);
   }
 
-  // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read. Mma's 144 KB
-  // of shared memory is more than sm_86 and sm_89 give a block: those take the small tile.
   // Decode turned around on sm_90 (HopperTurnedNarrow, HopperTurned): a single product with A
   // row-major, B stored transposed and m <= hopper.turned_max_m (16-bit calls reach it past the
   // decode kernel's tokens); UnsupportedArchitecture (try another) otherwise.
@@ -732,6 +729,8 @@ struct Tuned : Named<Tuned> {
     return Status::UnsupportedArchitecture;
   }
 
+  // mma.sync for bf16, fp16 or tf32, by tile count; the caller checked copies_can_read. Mma's 144 KB
+  // of shared memory is more than sm_86 and sm_89 give a block: those take the small tile.
   template <class T, class Where, class Args, class Visit>
   static Status mma_sync(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     return tile_per_sm_or_smaller<Mma, MmaSmall, T, Where>(

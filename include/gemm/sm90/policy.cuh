@@ -10,8 +10,8 @@
 // (promoted accumulators), every layout of A and B. TF32 (and FP8) wgmma reads its operands only
 // K-major (A row-major, B transposed), and so does any type's B on a tile narrower than 64 (BN of 16
 // or 32): an operand stored the other way is first copied transposed into stream-ordered scratch
-// (detail/workspace.cuh; m x k or n x k elements), which costs a pass over it. What TMA reads must suit it: 16-byte-aligned pointers and leading dimensions that are
-// multiples of 16 bytes (else Status::MisalignedA/B; preset::Tuned takes another path). C needs only
+// (detail/workspace.cuh; m x k or n x k elements), which costs a pass over it. What TMA reads must
+// suit it: 16-byte-aligned pointers and leading dimensions that are multiples of 16 bytes (else Status::MisalignedA/B; preset::Tuned takes another path). C needs only
 // its element alignment: the epilogue stores through registers where TMA cannot.
 #include <algorithm>
 #include <string>
@@ -330,18 +330,21 @@ struct HopperPolicy {
     return kKMajorB<T> ? a.op_b == Op::T : !std::is_same_v<T, tf32x3>;
   }
 
-  // What TMA cannot read is refused before any CUDA call (unless the operands policy copies it).
+  // What TMA cannot read is refused before any CUDA call (unless the operands policy copies it),
+  // named in the caller's frame: a turned-around call's A is the caller's B (detail::swap_ab).
   template <class T, class Args>
   static Status check_alignment(const Args& caller_args) {
-    const auto args = computed(caller_args);
+    const Status s = check_reads<T>(computed(caller_args));
+    return Epilogue::kTurned && !detail::is_turned<Args> ? detail::swap_ab(s) : s;
+  }
+  template <class T, class Args>
+  static Status check_reads(const Args& args) {
     if (!detail::reads_ab(args)) return Status::Success;
     if (!promotes_as_asked<T>(args)) return Status::UnsupportedPromotion;
     if (!runs_batch<T>(args)) return Status::UnsupportedBatch;
     if (Operands::kPack) return Status::Success;
-    // (Named in the caller's frame: a turned-around call's A is the caller's B.)
-    constexpr bool kTurn = Epilogue::kTurned;
-    if (tma_reads_a<T>(args) && !detail::a_aligned(args, 16)) return kTurn ? Status::MisalignedB : Status::MisalignedA;
-    if (tma_reads_b<T>(args) && !detail::b_aligned(args, 16)) return kTurn ? Status::MisalignedA : Status::MisalignedB;
+    if (tma_reads_a<T>(args) && !detail::a_aligned(args, 16)) return Status::MisalignedA;
+    if (tma_reads_b<T>(args) && !detail::b_aligned(args, 16)) return Status::MisalignedB;
     return Status::Success;
   }
 
