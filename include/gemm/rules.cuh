@@ -34,7 +34,8 @@ struct HopperRules {
   int pingpong_min_k = 16;         // is in [pingpong_min_k, pingpong_max_k] (its epilogue under the other mainloop)
   int decode_max_m = 128;          // 64-row tiles (and split-K) for m up to this
   int turned_max_m = 32;           // 16-bit and tf32, B stored transposed: the call turned around to this m,
-  int turned_narrow_max_m = 16;    // ... on 64x16 tiles up to this (64x32 beyond)
+  int turned_narrow_max_m = 16;    // ... on 64x16 tiles up to this (64x32 beyond); 16-bit, other layouts up to
+  Rounds turned_copied_tiles{1, 4};  // this m, A transposed from this many rounds of the weight's 64-row tiles
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
   // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and

@@ -159,9 +159,10 @@ TEST_CASE("Hopper split-K: Tuned on decode and long-k shapes, with the plan's sc
     return;
   }
   const bool q = gemm_test::quick();
-  // (Decode with B stored transposed turns around up to hopper.turned_max_m tokens: 64x16 tiles,
-  // 16 of them for 1024 weight rows.)
-  const Case shapes[] = {Case{16, 4096, q ? 1024 : 4096, 1.0, 0.0},
+  // (Decode turns around up to hopper.turned_narrow_max_m tokens in every layout, with B stored
+  // transposed up to hopper.turned_max_m: 64x16 tiles, 16 of them for 1024 weight rows; 24 tokens
+  // with B row-major take the 64x128 tiles, 32 of them in 4 slices.)
+  const Case shapes[] = {Case{24, 4096, q ? 1024 : 4096, 1.0, 0.0},
                          Case{16, 1024, q ? 2048 : 8192, 1.0, 0.5}.with_ops(Op::N, Op::T),
                          Case{64, 2048, 2048, 1.0, 1.0}.with_ops(Op::N, Op::T),
                          Case{384, 384, q ? 8192 : 65536, 1.0, 0.0}.with_ops(Op::T, Op::N)};

@@ -5,7 +5,8 @@
 // misaligned operands named in the caller's frame; Tuned's composition on decode shapes (tokens
 // against a weight stored transposed), k split across blocks and bitwise the same from call to call;
 // Tuned taking it up to hopper.turned_max_m tokens (16-bit past the decode kernel, TF32 from one) and
-// not beyond, nor for another layout.
+// not beyond; 16-bit calls of the other layouts up to hopper.turned_narrow_max_m tokens (A transposed
+// where the weight's 64-row tiles fill hopper.turned_copied_tiles rounds).
 #include "epilogue_check.cuh"
 
 namespace {
@@ -91,7 +92,8 @@ TEST_CASE("turned-around Hopper kernel: Tuned's decode composition, k split, bit
   CHECK(composition(decode_max_m + 1, Op::T).find("TurnedRegisterEpilogue") != std::string::npos);
   CHECK(composition(max_m, Op::T).find("TurnedRegisterEpilogue") != std::string::npos);
   CHECK(composition(max_m + 1, Op::T).find("TurnedRegisterEpilogue") == std::string::npos);
-  CHECK(composition(16, Op::N).find("TurnedRegisterEpilogue") == std::string::npos);  // B row-major
+  CHECK(composition(16, Op::N).find("TurnedRegisterEpilogue") != std::string::npos);  // B row-major: to 16
+  CHECK(composition(17, Op::N).find("TurnedRegisterEpilogue") == std::string::npos);
   // Tuned on decode shapes: whole tiles (6144 weight rows: 96 tiles), and few tiles with k split
   // (1024 rows: 16 tiles, 8 slices added by the fixup kernel); ragged tokens, weight rows and k.
   const bool q = gemm_test::quick();
@@ -111,4 +113,41 @@ TEST_CASE("turned-around Hopper kernel: Tuned's decode composition, k split, bit
   // The column-major entry point: C^T = B^T A^T reaches the row-major core as A row-major, B transposed.
   gemm_test::run_case<Tuned, bf16>(nt(20, 1001, 2048, 1.0, 0.5).with_ops(Op::N, Op::T, true));
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(16, 1024, 8192);
+}
+
+TEST_CASE("turned-around Hopper kernel: Tuned on few-output calls of the other layouts", "[gpu][turned][splitk]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
+    return;
+  }
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  const bool q = gemm_test::quick();
+  int dev = 0, sms = 0;
+  CUDA_REQUIRE(cudaGetDevice(&dev));
+  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  gemm_test::DeviceBuffer<bf16> probe(1);
+  const auto turned = [&](Op op_a, Op op_b, int m, int n) {
+    const int k = 4096;
+    return gemm::plan<bf16>(op_a, op_b, m, n, k, 1.0f, probe.ptr, op_a == Op::N ? k : m, probe.ptr,
+                            op_b == Op::N ? n : k, 0.0f, probe.ptr, n)
+               .composition.find("TurnedRegisterEpilogue") != std::string::npos;
+  };
+  // Weight gradients with few outputs (a router's experts, a LoRA's rank) and decode with the weight
+  // stored k x n: 1 to turned_narrow_max_m rows of C, ragged n and k, padded rows, alpha, beta, NaN C
+  // under beta = 0; n = 2200 is 35 tiles of 64 rows (A transposed turns from a quarter of the SMs),
+  // 1000 16 (A transposed: not turned); k 8200 splits the 16 tiles' k.
+  const std::pair<Op, Op> layouts[] = {{Op::N, Op::N}, {Op::T, Op::N}, {Op::T, Op::T}};
+  for (const auto& [op_a, op_b] : layouts) {
+    for (int m : {1, 7, h.turned_narrow_max_m}) {
+      INFO("op_a " << (op_a == Op::T ? "T" : "N") << ", op_b " << (op_b == Op::T ? "T" : "N") << ", m " << m);
+      CHECK(turned(op_a, op_b, m, 2200) == (op_a == Op::N || h.turned_copied_tiles.reached(35, sms)));
+      CHECK(turned(op_a, op_b, m, 1000) == (op_a == Op::N || h.turned_copied_tiles.reached(16, sms)));
+      CHECK(!turned(op_a, op_b, h.turned_narrow_max_m + 1, 2200));
+      gemm_test::run_case<Tuned, bf16>(Case{m, 2200, q ? 520 : 4100, 1.0, 0.0, 8, 8, 3, 0, 0, 0, true}.with_ops(op_a, op_b));
+      gemm_test::run_case<Tuned, bf16>(Case{m, 1000, q ? 2056 : 8200, -0.5, 1.0}.with_ops(op_a, op_b));
+      gemm_test::run_case<Tuned, __half, float>(Case{m, 2200, 77, 1.5, -0.75, 0, 1}.with_ops(op_a, op_b));
+    }
+    gemm_test::run_case<Tuned, bf16>(Case{h.turned_narrow_max_m + 1, 2200, 1000, 1.0, 0.5}.with_ops(op_a, op_b));
+  }
+  gemm_test::check_bitwise_repeatable<Tuned, bf16>(16, 1024, 8192);  // (row-major: turned, k split)
 }

@@ -318,18 +318,18 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
 TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds of the SMs", "[host][plan]") {
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
   const gemm::Target kH20{90, 78, 227 * 1024};
-  // Decode, 16 x 4096 x 4096 with B row-major: 32 tiles of 64x128 (a quarter of 132 SMs), 64 k
-  // blocks: 4 slices (128 blocks; 5 would take two rounds); each slice's partial tile is 64 x 128
-  // floats, and a counter per tile (256 bytes). On 114 or 78 SMs the 32 tiles are more than a
-  // quarter: whole tiles.
-  const gemm::Plan d = plan_nn<bf16>(kH100, 16, 4096, 4096);
+  // Decode, 24 x 4096 x 4096 with B row-major (past turned_narrow_max_m, so not turned around): 32
+  // tiles of 64x128 (a quarter of 132 SMs), 64 k blocks: 4 slices (128 blocks; 5 would take two
+  // rounds); each slice's partial tile is 64 x 128 floats, and a counter per tile (256 bytes). On 114
+  // or 78 SMs the 32 tiles are more than a quarter: whole tiles.
+  const gemm::Plan d = plan_nn<bf16>(kH100, 24, 4096, 4096);
   CHECK(has(d.composition, "BlockTile<64,128>"));
   CHECK(has(d.composition, "HopperSplitK<16,4,4>"));
   CHECK(has(d.reason, "decode"));
   CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
-  CHECK(plan_nn<bf16>(kH100Pcie, 16, 4096, 4096).workspace_bytes == 0);
-  CHECK(plan_nn<bf16>(kH20, 16, 4096, 4096).workspace_bytes == 0);
-  CHECK(plan_nn<bf16>(kH20, 16, 2048, 4096).workspace_bytes == 16ull * 4 * 64 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH100Pcie, 24, 4096, 4096).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH20, 24, 4096, 4096).workspace_bytes == 0);
+  CHECK(plan_nn<bf16>(kH20, 24, 2048, 4096).workspace_bytes == 16ull * 4 * 64 * 128 * 4 + 256);
   // m <= 128 takes the 64-row tiles, 129 the 128-row ones; 48 tiles (16 x 6144 x 4096) split nothing.
   CHECK(has(plan_nn<bf16>(kH100, 128, 6144, 4096, Op::N, Op::T).composition, "BlockTile<64,128>"));
   CHECK(!has(plan_nn<bf16>(kH100, 129, 4096, 4096).composition, "BlockTile<64,128>"));
@@ -523,8 +523,9 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
 }
 
 // From decode.max_m + 1 (TF32: 1) to hopper.turned_max_m tokens against a weight stored transposed, on sm_90:
-// the Hopper kernel turned around (64x16 tiles up to turned_narrow_max_m tokens, 64x32 beyond);
-// elsewhere, for other layouts and beyond turned_max_m, what ran before.
+// the Hopper kernel turned around (64x16 tiles up to turned_narrow_max_m tokens, 64x32 beyond); 16-bit
+// calls of the other layouts up to turned_narrow_max_m tokens (A transposed where the weight's 64-row
+// tiles fill turned_copied_tiles rounds); elsewhere, and beyond those m, what ran before.
 TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]") {
   const gemm::HopperRules& h = gemm::rules_for(90).hopper;
   const int first = gemm::rules_for(90).decode.max_m + 1;
@@ -537,8 +538,23 @@ TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]"
   CHECK(has(composition(kH100, h.turned_max_m, Op::N, Op::T), "BlockTile<64,32>"));
   CHECK(has(composition(kH100, h.turned_max_m, Op::N, Op::T), "TurnedRegisterEpilogue"));
   CHECK(has(composition(kH100, h.turned_max_m + 1, Op::N, Op::T), "BlockTile<64,128>"));
-  CHECK(!has(composition(kH100, 16, Op::N, Op::N), "Turned"));  // B row-major
-  CHECK(!has(composition(kH100, 16, Op::T, Op::T), "Turned"));  // A transposed
+  // The other layouts: 64x16 tiles from one token to turned_narrow_max_m, then what ran before.
+  for (const auto ops : {std::pair{Op::N, Op::N}, std::pair{Op::T, Op::N}, std::pair{Op::T, Op::T}}) {
+    CHECK(has(composition(kH100, 1, ops.first, ops.second), "BlockTile<64,16>"));
+    CHECK(has(composition(kH100, h.turned_narrow_max_m, ops.first, ops.second), "TurnedRegisterEpilogue"));
+    CHECK(!has(composition(kH100, h.turned_narrow_max_m + 1, ops.first, ops.second), "Turned"));
+  }
+  // A transposed: the tokens' copy pays from turned_copied_tiles rounds of 64-row weight tiles (a
+  // quarter round: 33 on 132 SMs, 20 on 78); B row-major alone needs no copy.
+  const auto turned = [](const gemm::Target& t, int n, Op op_a, Op op_b) {
+    return has(plan_nn<bf16>(t, 8, n, 8192, op_a, op_b).composition, "TurnedRegisterEpilogue");
+  };
+  CHECK(turned(kH100, 33 * 64, Op::T, Op::N));
+  CHECK(!turned(kH100, 32 * 64, Op::T, Op::N));
+  CHECK(!turned(kH100, 1024, Op::T, Op::T));
+  CHECK(turned(kH20, 1280, Op::T, Op::T));
+  CHECK(turned(kH100, 1024, Op::N, Op::N));
+  CHECK(!has(plan_nn<gemm::tf32>(kH100, 8, 6144, 4096, Op::T, Op::N).composition, "Turned"));  // TF32: NT only
   CHECK(!has(composition(kA100, 16, Op::N, Op::T), "Turned"));  // no wgmma
   CHECK(!has(plan_nn<float>(kH100, 16, 6144, 4096, Op::N, Op::T).composition, "Turned"));
   // TF32 (no decode kernel) from one token.
