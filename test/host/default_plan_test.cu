@@ -546,6 +546,7 @@ TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]"
   }
   // A transposed: the tokens' copy pays from turned_copied_tiles rounds of 64-row weight tiles (a
   // quarter round: 33 on 132 SMs, 20 on 78); B row-major alone needs no copy.
+  const gemm::Target kH20{90, 78, 227 * 1024};
   const auto turned = [](const gemm::Target& t, int n, Op op_a, Op op_b) {
     return has(plan_nn<bf16>(t, 8, n, 8192, op_a, op_b).composition, "TurnedRegisterEpilogue");
   };
