@@ -3,6 +3,7 @@
 //
 //   TiledPolicy<TileShape, ThreadMap, Loader, SmemLayout, Pipeline, Math, Epilogue, Raster, KSplit, Targets>
 //   DirectPolicy<Mapping>                 (no shared memory: the tutorials' first two kernels)
+//   ShortKPolicy<MaxK, Rows>              (k of at most MaxK: bound by writing C)
 //
 // Name a policy by deriving from it and from Named<Self>:
 //   struct MyPolicy : gemm::TiledPolicy<...>, gemm::Named<MyPolicy> {
@@ -15,6 +16,7 @@
 #include "detail/launch.cuh"
 #include "kernel/direct_kernel.cuh"
 #include "kernel/scale_kernel.cuh"
+#include "kernel/short_k_kernel.cuh"
 #include "kernel/tiled_kernel.cuh"
 #include "parts/epilogue.cuh"
 #include "parts/k_split.cuh"
@@ -60,6 +62,40 @@ struct DirectPolicy {
     const long long blocks = detail::ceil_div(args.m, 32) * detail::ceil_div(args.n, 32);
     return detail::launch_kernel<&detail::direct_gemm_kernel<Args, Mapping>>(detail::Grid(blocks, args.batch), 1024, 0,
                                                                              stream, dev, args);
+  }
+};
+
+// A k of at most MaxK on CUDA cores (kernel/short_k_kernel.cuh): float, double, and bf16 and fp16
+// converted to float as they are loaded; any alignment and layout. Such a call is bound by writing
+// C; the tiled kernels spend it on a pipeline a k block deep. A longer k is refused before any
+// launch (UnsupportedShape).
+template <int MaxK, int Rows = 16>
+struct ShortKPolicy {
+  static_assert(MaxK >= 1 && MaxK <= 64, "ShortKPolicy: MaxK is the longest k it serves, 1 to 64 (B's column lives in "
+                                         "registers).");
+  static_assert(Rows >= 1, "ShortKPolicy: Rows (rows of C per block) must be at least 1.");
+  static constexpr int kThreads = 256;  // columns of C per block
+  static constexpr int kMinArch = 0;
+  static const char* name() { return "ShortKPolicy"; }
+  static std::string parts() {
+    return detail::templated("ShortKPolicy", MaxK, Rows) + ", " + std::to_string(kThreads) + " columns per block";
+  }
+
+  template <class T, class Out>
+  static constexpr bool kServes = kStrictTypes<T, Out> || (is_16bit<T> && is_supported_output<T, Out>);
+
+  template <class T>
+  static int smem_bytes() { return 0; }  // (static shared memory only: Rows x MaxK of A)
+
+  template <class T, class Args>
+  static Status check_alignment(const Args&) { return Status::Success; }
+
+  template <class T, class Layouts, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if (args.k > MaxK) return Status::UnsupportedShape;
+    const long long blocks = detail::ceil_div(args.m, Rows) * detail::ceil_div(args.n, kThreads);
+    return detail::launch_kernel<&detail::short_k_kernel<Args, MaxK, Rows, kThreads>>(
+        detail::Grid(blocks, args.batch), kThreads, 0, stream, dev, args);
   }
 };
 

@@ -68,6 +68,16 @@ struct HopperRules {
   // against 15.2).
   int unstaged_max_k = 192;
   long long unstaged_max_flops = 1LL << 28;
+  // Before that, a k of at most short_k_max_k on CUDA cores (ShortKPolicy: bound by writing C,
+  // element loads and stores) for such calls with at most short_k_max_c elements of C. H200, against
+  // the choices above (mma.sync or aligned copies for the Hopper kernel): 431 x 9355 x 4 NT 1.08 of
+  // cuBLAS against 0.41, 196 x 4579 x 14 NT 1.01 against 0.55, 2048 x 2048 x 4 NT 0.98 against 0.64,
+  // 4000 x 4000 x 1 NT 1.07 against 0.77; level at 12468 x 44 x 16 (0.78), 0.90 against 0.92 at
+  // 15514 x 11 x 13; but 8192 x 8192 x 4 NT 0.81 against 1.12 and 16384^2 x 4 0.76 against 1.62, where
+  // the copies' Hopper kernel stores C by TMA faster than element stores; aligned rows keep the
+  // Hopper kernel (4096^2 x 8: 0.59 against 1.03).
+  int short_k_max_k = 16;
+  long long short_k_max_c = 1LL << 25;
 };
 
 // The decode kernel (bf16, fp16 on sm_80+: mma/decode_policy.cuh) for a few tokens against a weight.
@@ -132,7 +142,9 @@ struct TuningRules {
            detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
            ", 128x128 with a split last round below " + detail::decimal(h.tail_gain) + " of the others' cost" +
-           ", rows TMA cannot read on mma.sync to k " + std::to_string(h.unstaged_max_k) + " and 2^" +
+           ", rows TMA cannot read on CUDA cores to k " + std::to_string(h.short_k_max_k) + " and 2^" +
+           std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(h.short_k_max_c))) +
+           " elements of C, on mma.sync to k " + std::to_string(h.unstaged_max_k) + " and 2^" +
            std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(h.unstaged_max_flops))) +
            " flops; fp32 large tiles from " +
            c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +

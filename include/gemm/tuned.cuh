@@ -190,6 +190,10 @@ struct Tuned : Named<Tuned> {
   using MmaMisaligned = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>,
                                   AlignedOr<CpAsyncFragmentPipeline<4>, RegisterDoubleBuffer>, MmaSyncMath,
                                   SwizzledRaster<8>>;
+  // bf16 and fp16 with a k of a few elements and rows TMA cannot read (k = 4 puts A's rows 8 bytes
+  // apart): bound by writing C, which CUDA cores do in one launch with element loads; 32 rows of C
+  // by 256 columns per block.
+  using ShortK = ShortKPolicy<16, 32>;
   // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
   // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
   // 4 warps of 64x32 spilled registers on the copies' addresses). Dmma's 4
@@ -229,13 +233,16 @@ struct Tuned : Named<Tuned> {
            "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
            "}, 16-bit (past the decode kernel) and tf32 single products with A row-major, B stored transposed, "
-           "turned around: m <= hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() +
+           "turned around (16-bit: any layout up to turned_narrow_max_m, A transposed from turned_copied_tiles "
+           "rounds): m <= hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() +
            "}, m <= hopper.turned_max_m {" + HopperTurned::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
            "in [pingpong_min_k, pingpong_max_k] {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() +
+           "}; on sm_90 single 16-bit products with rows TMA cannot read, k <= short_k_max_k and m n <= "
+           "short_k_max_c {" + ShortK::parts() +
            "}; sm_80+, other rows, and on sm_90 small single 16-bit products with rows TMA cannot read (k <= "
            "unstaged_max_k, 2 m n k <= unstaged_max_flops) {" +
            MmaMisaligned::parts() +
@@ -338,6 +345,15 @@ struct Tuned : Named<Tuned> {
       const auto misaligned = [&](const char* why) { return visit(Pick<MmaMisaligned, T>{}, why); };
       if constexpr (Args::kBatching == Batch::None) {
         const HopperRules& r = rules_for(dev.arch).hopper;
+        if (dev.arch == 90 && args.k <= r.short_k_max_k &&
+            static_cast<long long>(args.m) * args.n <= r.short_k_max_c &&
+            !(detail::a_aligned(args, 16) && detail::b_aligned(args, 16))) {
+          const Status s = visit(Pick<ShortK, T>{}, "16-bit, sm_90, A or B rows TMA cannot read, k <= "
+                                                     "hopper.short_k_max_k and m n <= hopper.short_k_max_c: CUDA "
+                                                     "cores, bound by writing C (element loads and stores, one "
+                                                     "launch)");
+          if (!try_another(s)) return s;
+        }
         if (dev.arch == 90 && args.k <= r.unstaged_max_k &&
             2.0 * args.m * args.n * args.k <= static_cast<double>(r.unstaged_max_flops) &&
             !(detail::a_aligned(args, 16) && detail::b_aligned(args, 16))) {

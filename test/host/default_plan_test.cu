@@ -572,15 +572,17 @@ TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]"
 
 TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read on mma.sync", "[host][plan]") {
   const int max_k = gemm::rules_for(90).hopper.unstaged_max_k;
-  // Odd k (A's rows) or odd n (B's rows): one mma.sync launch instead of aligned copies, up to max_k.
-  for (const int k : {13, max_k - 1}) {
+  const int short_max_k = gemm::rules_for(90).hopper.short_k_max_k;
+  // Odd k (A's rows) or odd n (B's rows): one mma.sync launch instead of aligned copies, up to max_k
+  // (up to short_k_max_k CUDA cores take it: the next test case).
+  for (const int k : {short_max_k + 1, max_k - 1}) {
     const gemm::Plan p = plan_nn<bf16>(kH100, 15514, 16, k);
     CHECK(has(p.composition, "MmaPolicy<"));
     CHECK(has(p.reason, "unstaged_max_k"));
     CHECK(p.workspace_bytes == 0);
   }
   CHECK(has(plan_nn<bf16>(kH100, 306, 7639, 53).composition, "MmaPolicy<"));                 // B's rows
-  CHECK(has(plan_nn<__half>(kH100, 431, 9355, 4, Op::N, Op::T).composition, "MmaPolicy<"));  // either layout
+  CHECK(has(plan_nn<__half>(kH100, 431, 9355, 23, Op::N, Op::T).composition, "MmaPolicy<"));  // either layout
   CHECK(has(plan_nn<bf16>(kH100, 256, 256, 64, Op::N, Op::N, 0, 0, 2).composition, "MmaPolicy<"));  // A's pointer
   // Past max_k or unstaged_max_flops, aligned rows: the Hopper kernel as before.
   CHECK(has(plan_nn<bf16>(kH100, 3847, 9418, max_k + 1).composition, "HopperPolicy<"));
@@ -590,6 +592,26 @@ TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read 
   CHECK(has(plan_nn<bf16>(kH100, 15514, 16, 16).composition, "HopperPolicy<"));
   // Elsewhere the choices without wgmma are unchanged (4-byte-aligned rows: the cp.async tiles).
   CHECK(!has(plan_nn<bf16>(kA100, 15514, 16, 14).composition, "AlignedOr"));
+}
+
+TEST_CASE("the default plan runs 16-bit calls of a few k with rows TMA cannot read on CUDA cores", "[host][plan]") {
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  // Up to short_k_max_k and short_k_max_c elements of C, either operand's rows: ShortKPolicy, one
+  // launch, no scratch.
+  for (const int k : {1, 4, h.short_k_max_k}) {
+    const gemm::Plan p = plan_nn<bf16>(kH100, 431, 9355, k, Op::N, Op::T, k + 1);
+    CHECK(has(p.composition, "ShortKPolicy<"));
+    CHECK(has(p.reason, "short_k_max_k"));
+    CHECK(p.workspace_bytes == 0);
+  }
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 1000, 3001, 8).composition, "ShortKPolicy<"));  // B's rows
+  CHECK(has(plan_nn<bf16>(kH100, 4096, 8192, 4).composition, "ShortKPolicy<"));  // 2^25 elements of C
+  // Not past them, not with rows TMA reads, not without wgmma (where it was not measured).
+  CHECK(!has(plan_nn<bf16>(kH100, 431, 9355, h.short_k_max_k + 1).composition, "ShortKPolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 4097, 8192, 4).composition, "ShortKPolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 431, 9360, 8).composition, "ShortKPolicy<"));
+  CHECK(!has(plan_nn<bf16>(kA100, 431, 9355, 4).composition, "ShortKPolicy<"));
+  CHECK(!has(plan_nn<float>(kH100, 431, 9355, 4).composition, "ShortKPolicy<"));
 }
 
 TEST_CASE("the default plan takes the decode kernel for a few tokens against a transposed weight", "[host][plan]") {
