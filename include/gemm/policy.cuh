@@ -78,7 +78,8 @@ struct ShortKPolicy {
   static constexpr int kMinArch = 0;
   static const char* name() { return "ShortKPolicy"; }
   static std::string parts() {
-    return detail::templated("ShortKPolicy", MaxK, Rows) + ", " + std::to_string(kThreads) + " columns per block";
+    return detail::templated("MaxK", MaxK) + ", " + detail::templated("Rows", Rows) + ", " + std::to_string(kThreads) +
+           " columns per block";
   }
 
   template <class T, class Out>

@@ -107,11 +107,13 @@ TEST_CASE("Tuned runs mma.sync for bf16 and tf32 (wgmma on sm_90), and DMMA for 
     CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::HopperSmall>(1000, 777, 301, 301, 777, 0.5f));
     CHECK(same_bits<gemm::tf32, float, Tuned, Tuned::HopperSmall>(300, 200, 65, 65, 201, 0.0f));
     // ... except small single 16-bit products with such rows (k <= unstaged_max_k, 2 m n k <=
-    // unstaged_max_flops): mma.sync in place.
+    // unstaged_max_flops): mma.sync in place; up to short_k_max_k, CUDA cores (ShortK).
     const int short_k = gemm::rules_for(90).hopper.unstaged_max_k;
+    const int few_k = gemm::rules_for(90).hopper.short_k_max_k;
     CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::MmaMisaligned>(500, 777, short_k - 1, short_k - 1,
                                                                               777, 0.5f));
-    CHECK(same_bits<__half, float, Tuned, Tuned::MmaMisaligned>(129, 333, 13, 13, 335, 0.0f));
+    CHECK(same_bits<__half, float, Tuned, Tuned::MmaMisaligned>(129, 333, few_k + 13, few_k + 13, 335, 0.0f));
+    CHECK(same_bits<__half, float, Tuned, Tuned::ShortK>(129, 333, 13, 13, 335, 0.0f));
     CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::HopperSmall>(1000, 777, short_k + 1, short_k + 1,
                                                                             777, 0.5f));
   } else {
