@@ -117,6 +117,10 @@ inline std::string decimal(double x) {
   std::snprintf(buf, sizeof buf, "%.2f", x);
   return buf;
 }
+// "2^e" for a power of two.
+inline std::string power_of_two(long long x) {
+  return "2^" + std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(x)));
+}
 }  // namespace detail
 
 struct TuningRules {
@@ -142,10 +146,9 @@ struct TuningRules {
            detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
            ", 128x128 with a split last round below " + detail::decimal(h.tail_gain) + " of the others' cost" +
-           ", rows TMA cannot read on CUDA cores to k " + std::to_string(h.short_k_max_k) + " and 2^" +
-           std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(h.short_k_max_c))) +
-           " elements of C, on mma.sync to k " + std::to_string(h.unstaged_max_k) + " and 2^" +
-           std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(h.unstaged_max_flops))) +
+           ", rows TMA cannot read on CUDA cores to k " + std::to_string(h.short_k_max_k) + " and " +
+           detail::power_of_two(h.short_k_max_c) + " elements of C, on mma.sync to k " +
+           std::to_string(h.unstaged_max_k) + " and " + detail::power_of_two(h.unstaged_max_flops) +
            " flops; fp32 large tiles from " +
            c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +

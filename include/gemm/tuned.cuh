@@ -345,9 +345,9 @@ struct Tuned : Named<Tuned> {
       const auto misaligned = [&](const char* why) { return visit(Pick<MmaMisaligned, T>{}, why); };
       if constexpr (Args::kBatching == Batch::None) {
         const HopperRules& r = rules_for(dev.arch).hopper;
+        const bool tma_rows = detail::a_aligned(args, 16) && detail::b_aligned(args, 16);
         if (dev.arch == 90 && args.k <= r.short_k_max_k &&
-            static_cast<long long>(args.m) * args.n <= r.short_k_max_c &&
-            !(detail::a_aligned(args, 16) && detail::b_aligned(args, 16))) {
+            static_cast<long long>(args.m) * args.n <= r.short_k_max_c && !tma_rows) {
           const Status s = visit(Pick<ShortK, T>{}, "16-bit, sm_90, A or B rows TMA cannot read, k <= "
                                                      "hopper.short_k_max_k and m n <= hopper.short_k_max_c: CUDA "
                                                      "cores, bound by writing C (element loads and stores, one "
@@ -355,8 +355,7 @@ struct Tuned : Named<Tuned> {
           if (!try_another(s)) return s;
         }
         if (dev.arch == 90 && args.k <= r.unstaged_max_k &&
-            2.0 * args.m * args.n * args.k <= static_cast<double>(r.unstaged_max_flops) &&
-            !(detail::a_aligned(args, 16) && detail::b_aligned(args, 16))) {
+            2.0 * args.m * args.n * args.k <= static_cast<double>(r.unstaged_max_flops) && !tma_rows) {
           const Status s = misaligned("16-bit, sm_90, A or B rows TMA cannot read, k <= unstaged_max_k and 2 m n k <= "
                                       "unstaged_max_flops: mma.sync in one launch (cp.async for blocks whose rows are "
                                       "16-byte aligned, else element loads) instead of aligned copies for the Hopper "

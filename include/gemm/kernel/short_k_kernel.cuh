@@ -4,10 +4,11 @@
 // Rows x Threads tile of C: the tile's rows of A in shared memory (as the accumulator type), each
 // thread one column of C with that column of B in registers, the column's Rows results stored along
 // C's rows by consecutive threads (a warp writes 32 neighbours of a row). Element loads and stores:
-// any alignment, any leading dimension, any layout (the operands' strides at run time).
+// any alignment, any leading dimension, any layout (the operands' strides at run time); each result
+// leaves through the mma family's element store (C = epilogue(alpha * acc + beta * C)).
 #include "../args.cuh"
-#include "../epilogue.cuh"
 #include "../detail/batch.cuh"
+#include "../mma/epilogue.cuh"
 
 namespace gemm::detail {
 
@@ -32,13 +33,11 @@ __global__ void __launch_bounds__(kThreads) short_k_kernel(const Args params) {
 #pragma unroll
   for (int p = 0; p < kMaxK; ++p) b[p] = p < k ? convert<S>(args.B[args.b_offset(p, col)]) : S(0);
   const int rows = args.m - row0 < kRows ? args.m - row0 : kRows;
-  auto* c = args.C + static_cast<long long>(row0) * args.ldc + col;
-  for (int r = 0; r < rows; ++r, c += args.ldc) {
+  for (int r = 0; r < rows; ++r) {
     S acc = S(0);
 #pragma unroll
     for (int p = 0; p < kMaxK; ++p) acc += a_rows[r][p] * b[p];
-    const S v = args.beta != S(0) ? args.alpha * acc + args.beta * convert<S>(*c) : args.alpha * acc;
-    *c = convert<typename Args::Output>(epilogue_of(args)(v, row0 + r, col));
+    mma::store_element(args, row0 + r, col, acc);
   }
 }
 

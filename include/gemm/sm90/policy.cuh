@@ -11,8 +11,9 @@
 // K-major (A row-major, B transposed), and so does any type's B on a tile narrower than 64 (BN of 16
 // or 32): an operand stored the other way is first copied transposed into stream-ordered scratch
 // (detail/workspace.cuh; m x k or n x k elements), which costs a pass over it. What TMA reads must
-// suit it: 16-byte-aligned pointers and leading dimensions that are multiples of 16 bytes (else Status::MisalignedA/B; preset::Tuned takes another path). C needs only
-// its element alignment: the epilogue stores through registers where TMA cannot.
+// suit it: 16-byte-aligned pointers and leading dimensions that are multiples of 16 bytes (else
+// Status::MisalignedA/B; preset::Tuned takes another path). C needs only its element alignment: the
+// epilogue stores through registers where TMA cannot.
 #include <algorithm>
 #include <string>
 #include <type_traits>
