@@ -7,7 +7,8 @@
 //   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small |
 //              --narrow] [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
-// them as the table's fields (rules.cuh).
+// them as the table's fields (rules.cuh): 128x256, 128x192 and 128x128 with B row-major, 128x96
+// against 128x128 with B stored transposed (the only layout 128x96 runs in).
 // --splits: instead of Tuned's candidates, the Hopper kernel's k split into a fixed number of
 // slices per tile (HopperFixedSplitK), 128x128 and decode's 64x128 tiles, bf16: what
 // HopperSplitK's cost model is fitted to.
@@ -194,18 +195,23 @@ struct Audit {
 // --fit: the speeds of rules.cuh's tile-width cost model on this GPU. Each width runs whole rounds
 // of the SMs (8 rows of tiles by sms / 4 columns, two rounds; 2 x sms otherwise), k = 4096, bf16;
 // its speed is its work per second over 128x128's. Prints the HopperRules fields to paste.
+// op_b: T for the widths that run with B stored transposed only (128x96).
 template <class P>
-double fit_round_time(int bn, int sms, int reps) {
+double fit_round_time(int bn, int sms, int reps, gemm::Op op_b = gemm::Op::N) {
   const int tiles_m = sms % 4 == 0 ? 8 : 2, tiles_n = sms % 4 == 0 ? sms / 4 : sms;
   const int m = 128 * tiles_m, n = bn * tiles_n, k = 4096;
   bf16* A = random_buffer<bf16>(size_t(m) * k, 21u);
   bf16* B = random_buffer<bf16>(size_t(k) * n, 22u);
   bf16* C = nullptr;
   CHECK_CUDA(cudaMalloc(&C, size_t(m) * n * sizeof(bf16)));
-  const auto call = [&] { return gemm::gemm<bf16, P>(m, n, k, 1.f, A, k, B, n, 0.f, C, n); };
+  const int ldb = op_b == gemm::Op::N ? n : k;
+  const auto call = [&] {
+    return gemm::gemm<bf16, P>(gemm::Op::N, op_b, m, n, k, 1.f, A, k, B, ldb, 0.f, C, n);
+  };
   const double ms = call() == gemm::Status::Success ? ms_per_call(call, reps) : INFINITY;
   cudaFree(A), cudaFree(B), cudaFree(C);
-  std::fprintf(stderr, "fit: %dx%dx%d on %s: %.1f us\n", m, n, k, composition<P>().c_str(), ms * 1e3);
+  std::fprintf(stderr, "fit: %dx%dx%d %s on %s: %.1f us\n", m, n, k, op_b == gemm::Op::N ? "NN" : "NT",
+               composition<P>().c_str(), ms * 1e3);
   return ms / (double(bn) / 128);  // per 128x128 tile's worth of work
 }
 
@@ -214,12 +220,17 @@ std::string fit(const cudaDeviceProp& prop, int reps) {
   const double medium = fit_round_time<Tuned::HopperTile<128, 6>>(128, sms, reps);
   const double balanced = fit_round_time<Tuned::HopperBalanced>(192, sms, reps);
   const double wide = fit_round_time<Tuned::Hopper>(256, sms, reps);
-  char buf[512];
+  // 128x96 runs with B stored transposed only: its speed against 128x128's in that layout.
+  const double medium_nt = fit_round_time<Tuned::HopperTile<128, 6>>(128, sms, reps, gemm::Op::T);
+  const double narrow = fit_round_time<Tuned::HopperNarrow>(96, sms, reps, gemm::Op::T);
+  char buf[768];
   std::snprintf(buf, sizeof buf,
                 "Fitted on %s (%d SMs), whole rounds of tiles, k = 4096, bf16 (time per 128x128 tile's work: "
-                "128x128 %.2f us, 128x192 %.2f, 128x256 %.2f):\n\n  double speed_wide = %.2f;\n"
-                "  double speed_balanced = %.2f;\n  double speed_medium = 1.0;\n\n",
-                prop.name, sms, medium * 1e3, balanced * 1e3, wide * 1e3, medium / wide, medium / balanced);
+                "128x128 %.2f us, 128x192 %.2f, 128x256 %.2f; B stored transposed: 128x128 %.2f, 128x96 "
+                "%.2f):\n\n  double speed_wide = %.2f;\n  double speed_balanced = %.2f;\n"
+                "  double speed_medium = 1.0;\n  double speed_narrow = %.2f;\n\n",
+                prop.name, sms, medium * 1e3, balanced * 1e3, wide * 1e3, medium_nt * 1e3, narrow * 1e3,
+                medium / wide, medium / balanced, medium_nt / narrow);
   return buf;
 }
 

@@ -44,6 +44,13 @@ struct HopperRules {
   double speed_balanced = 1.03;  // 128x192
   double speed_medium = 1.0;     // 128x128
   double balanced_gain = 1.0;
+  // 128x96 tiles (16-bit single products without a fused epilogue, B stored transposed: K-major, so
+  // the tile loads only its 96 rows) where their tiles fill medium_tiles rounds and cost less than
+  // every other width whole (the same cost model). Their wgmmas run at about the time of
+  // 128x128 ones (H200, NT, 33 shapes of at least 8 rounds: 0.69-0.96 of 128x128's work per second,
+  // median 0.80), so they pay only where the rounds they save outweigh that: 2048 x 768 x 3072 is 96
+  // tiles of 128x128 (one round, 73% full) and 128 of 128x96 (97%).
+  double speed_narrow = 0.80;
   // 128x128 tiles in k slices (HopperSplitK) against whole 128x64 ones, in k blocks of a 128x64
   // tile: a 128x128 k block costs split_medium_cost of them, and splitting adds split_overhead_blocks
   // (the counters, the partial tiles, the fixup); H100: 768 x 768 x 4096 took 20.6 us in 2 slices
@@ -143,7 +150,8 @@ struct TuningRules {
            "), 128x192 below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
-           detail::decimal(h.speed_medium) + "), k slices of 128x128 over 128x64 tiles at " +
+           detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +
+           ", 128x96 below every other's cost), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
            ", 128x128 with a split last round below " + detail::decimal(h.tail_gain) + " of the others' cost" +
            ", rows TMA cannot read on CUDA cores to k " + std::to_string(h.short_k_max_k) + " and " +

@@ -121,6 +121,16 @@ struct Tuned : Named<Tuned> {
   // a 128x128 tile: 1.5 against 2). Four stages, as the wide tile (five do not fit beside the
   // epilogue buffers).
   using HopperBalanced = HopperTile<192, 4>;
+  // A quarter narrower than 128x128, where its tiles fill the rounds of the SMs better than any other
+  // width (hopper.speed_narrow has the measurement): 2048 x 768 x 3072 NT is 128 tiles (one round,
+  // 97% full) against 96 of 128x128; 8192 x 576 x 7168 NT 3 rounds of 0.75 the work against 3 of
+  // 128x128 and 2 of 128x192. H200 against cuBLAS, L2 flushed: 0.92 against 0.83 for Tuned's choice
+  // before it (128x128), 0.84 against 0.66 (128x128, its last round split in k). Compiled for B
+  // stored transposed only (the tiles read its 96 rows; row-major B would load 128 columns to use
+  // 96: 0.43 of cuBLAS at 57344 x 8192 x 8192 TN against 0.81 for 128x128). Six stages of 28 KB
+  // beside the epilogue's buffers, whose chunks are 64 bytes wide (96 bf16 columns:
+  // sm90::StoreChunkFor).
+  using HopperNarrow = HopperTile<96, 6>;
   using HopperSmall = HopperTile<64, 8, HopperSplitK<16, 4, 4>>;
   // m <= 128 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
   // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
@@ -227,6 +237,8 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
+           "}, 16-bit single products with B stored transposed where 128x96 tiles fill medium_tiles rounds and "
+           "balance them better than every other width {" + HopperNarrow::parts() +
            "}, 128x128 tiles with their last round split along k where that costs less than every width whole "
            "(tail_gain); fewer 128x256 tiles than wide_tiles rounds: 128x128 tiles where they fill medium_tiles "
            "rounds, or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
@@ -262,7 +274,8 @@ struct Tuned : Named<Tuned> {
     else if constexpr (sizeof(T) == 1)
       return std::max({HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(), HopperDecode::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
-      return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperMedium::smem_bytes<T>(),
+      return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperNarrow::smem_bytes<T>(),
+                       HopperMedium::smem_bytes<T>(),
                        HopperSmall::smem_bytes<T>(), HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
                        HopperTurnedNarrow::smem_bytes<T>(), HopperTurned::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
@@ -364,7 +377,7 @@ struct Tuned : Named<Tuned> {
         }
       }
       if (Status s = turned_decode<T, L>(args, dev, visit); !try_another(s)) return s;
-      if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
+      if (Status s = hopper<T, L>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
         const auto misaligned_fallback = [&] {
           return misaligned("16-bit, sm_80+ without wgmma, rows cp.async cannot read or "
@@ -386,7 +399,7 @@ struct Tuned : Named<Tuned> {
       if constexpr (std::is_same_v<T, tf32>) {
         if (Status s = turned_decode<T, L>(args, dev, visit); !try_another(s)) return s;
       }
-      if (Status s = hopper<T>(args, dev, visit); !try_another(s)) return s;
+      if (Status s = hopper<T, L>(args, dev, visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
         if constexpr (std::is_same_v<T, tf32>) {
           if (Status s = mma_sync<T, Fallback>(args, dev, visit); !try_another(s)) return s;
@@ -510,7 +523,7 @@ struct Tuned : Named<Tuned> {
 
   // The Hopper kernel for this shape (sm_90 only; without sm_90a code in the binary it answers
   // UnsupportedArchitecture and the caller goes on).
-  template <class T, class Args, class Visit>
+  template <class T, class L, class Args, class Visit>
   static Status hopper(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
     // Batches the Hopper kernels can read (HopperPolicy::runs_batch: strided ones as 3-D tensor maps,
@@ -554,6 +567,18 @@ struct Tuned : Named<Tuned> {
         // 125.0 and 134.5).
         const double medium = cost(tiles(128), 1, r.speed_medium);
         const double split_tail = medium_tail_rounds(args, dev) / r.speed_medium;
+        // (Against the widths whole, not the tail split below: on the one shape of the shape space
+        // where both applied, 8192 x 576 x 7168 NT, the split's model put it ahead, and it ran at
+        // 0.66 of cuBLAS against 128x96's 0.84.)
+        if constexpr (is_16bit<T> && L::b == Op::T && !detail::has_epilogue<Args>) {
+          const double narrow = cost(tiles(96), 0.75, r.speed_narrow);
+          if (r.medium_tiles.reached(tiles(96), dev.sms) && narrow < std::min({wide, balanced, medium}))
+            return visit(Pick<HopperNarrow, T>{}, "sm_90, 16-bit, B stored transposed, no fused epilogue: 128x96 tiles "
+                                                  "fill medium_tiles rounds and balance the rounds of the SMs better "
+                                                  "than every other width whole (speed_narrow, rounds x work / "
+                                                  "speed): persistent "
+                                                  "warp-specialised wgmma kernel, 128x96 tiles, TMA stores");
+        }
         if (!fused_wide && split_tail < r.tail_gain * std::min({wide, balanced, medium}))
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles whose last round of the SMs, cut in k slices that "
                                                 "fill it (HopperSplitK's tail split), costs less than every width "

@@ -434,12 +434,48 @@ TEST_CASE("the default plan splits the last round of the SMs along k on Hopper",
   // On an H100 PCIe (114 SMs) the 280 tiles make 2 rounds and 52 tiles, in 2 slices.
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
   CHECK(plan_nn<bf16>(kH100Pcie, 576, 7168, 8192, Op::T, Op::N).workspace_bytes == 52ull * 2 * 128 * 128 * 4 + 256);
-  // A short k keeps whole tiles (2048 x 2304 x 768: 128x192), and large squares their wide tiles
-  // (8192^3: 31 rounds of 128x128 and 4 tiles would split, but 128x256 tiles take 8 rounds of twice
-  // the work).
-  CHECK(has(plan_nn<bf16>(kH100, 2048, 2304, 768, Op::N, Op::T).composition, "BlockTile<128,192>"));
+  // A short k keeps whole tiles (2048 x 2304 x 768: 128x192 with B row-major, 128x96 with B stored
+  // transposed), and large squares their wide tiles (8192^3: 31 rounds of 128x128 and 4 tiles would
+  // split, but 128x256 tiles take 8 rounds of twice the work).
+  CHECK(has(plan_nn<bf16>(kH100, 2048, 2304, 768).composition, "BlockTile<128,192>"));
+  CHECK(has(plan_nn<bf16>(kH100, 2048, 2304, 768, Op::N, Op::T).composition, "BlockTile<128,96>"));
   CHECK(has(plan_nn<bf16>(kH100, 8192, 8192, 8192).composition, "BlockTile<128,256>"));
   CHECK(plan_nn<bf16>(kH100, 8192, 8192, 8192).workspace_bytes == 0);
+}
+
+// 128x96 tiles: 16-bit, B stored transposed, where they fill a round and cost the least
+// (rounds x work / speed, hopper.speed_narrow).
+TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of the SMs", "[host][plan]") {
+  // 2048 x 768: 128 tiles of 128x96 (one round of 0.75 the work, over 0.80: 0.94) against 96 of
+  // 128x128 (one round: 1) and 64 of 128x192 (1.46).
+  const gemm::Plan narrow = plan_nn<bf16>(kH100, 2048, 768, 3072, Op::N, Op::T);
+  CHECK(has(narrow.composition, "BlockTile<128,96>"));
+  CHECK(has(narrow.reason, "speed_narrow"));
+  CHECK(narrow.workspace_bytes == 0);
+  CHECK(has(plan_nn<__half>(kH100, 2048, 768, 3072, Op::T, Op::T).composition, "BlockTile<128,96>"));
+  // 8192 x 576 x 7168: 3 rounds of 128x96 (2.81) against 3 of 128x128, 2 of 128x192 (2.91).
+  CHECK(has(plan_nn<bf16>(kH100, 8192, 576, 7168, Op::N, Op::T).composition, "BlockTile<128,96>"));
+  // Not with B row-major (the tile would load 128 columns to use 96), not with a fused epilogue, not
+  // for tf32 or a batch.
+  CHECK(!has(plan_nn<bf16>(kH100, 2048, 768, 3072).composition, "BlockTile<128,96>"));
+  CHECK(!has(plan_nn<bf16>(kH100, 2048, 768, 3072, Op::T, Op::N).composition, "BlockTile<128,96>"));
+  CHECK(!has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 2048, 768, 3072, Op::N, Op::T).composition,
+             "BlockTile<128,96>"));
+  const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu{ptr<bf16>(), 768, ptr<bf16>(), gemm::BiasKind::PerColumn};
+  const gemm::Plan fused = gemm::plan<bf16>(kH100, Op::N, Op::T, 2048, 768, 3072, 1, ptr<bf16>(), 3072, ptr<bf16>(),
+                                            3072, 0, nullptr, 768, gelu);
+  CHECK(fused.status == Status::Success);
+  CHECK(!has(fused.composition, "BlockTile<128,96>"));
+  // Fewer tiles than a round (512 x 576 x 7168: 24) split k on 128x128 tiles instead; large squares
+  // keep their wide tiles.
+  CHECK(has(plan_nn<bf16>(kH100, 512, 576, 7168, Op::N, Op::T).composition, "BlockTile<128,128>"));
+  CHECK(has(plan_nn<bf16>(kH100, 8192, 8192, 8192, Op::N, Op::T).composition, "BlockTile<128,256>"));
+  // On an H100 PCIe (114 SMs) the 128 narrow tiles take two rounds: 128x128 (96 tiles, one round).
+  const gemm::Target kH100Pcie{90, 114, 227 * 1024};
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 768, 3072, Op::N, Op::T).composition, "BlockTile<128,128>"));
+  // Tuned's parts and the rules' description name the tile and its speed.
+  CHECK(has(gemm::preset::Tuned::parts(), "BlockTile<128,96>"));
+  CHECK(has(gemm::rules_for(90).describe(), "128x96 0.80"));
 }
 
 // FP8: decode on the 64x128 tiles, split as for bf16 (16 x 4096 x 4096: 32 tiles, a quarter of 132

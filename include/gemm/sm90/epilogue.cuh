@@ -138,14 +138,26 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
 }
 
 // One chunk of the TMA-store epilogue: 64 rows of 128 bytes (64 bf16/fp16 or 32 float columns),
-// laid out with the 128-byte swizzle so that a warp's pair stores hit 32 different banks.
-template <class Out>
+// laid out with the 128-byte swizzle so that a warp's pair stores hit 32 different banks. A tile
+// whose rows are an odd number of 64-byte halves (96 bf16 columns) goes in chunks of 64-byte rows
+// with the 64-byte swizzle (16-byte piece p of row r at p ^ (r / 2 % 4)), which spreads a warp's
+// pair stores over the 32 banks as well. TMA's map of C takes the same box and swizzle (make_c_map).
+template <class Out, int kRowBytes = 128>
 struct StoreChunk {
+  static_assert(kRowBytes == 128 || kRowBytes == 64, "StoreChunk: rows of 128 or 64 bytes.");
   static constexpr int kRows = 64;
-  static constexpr int kCols = 128 / static_cast<int>(sizeof(Out));
-  static constexpr int kBytes = kRows * 128;
-  __device__ static int offset(int row, int byte) { return row * 128 + (((byte >> 4) ^ (row & 7)) << 4) + (byte & 15); }
+  static constexpr int kRowBytesOf = kRowBytes;
+  static constexpr int kCols = kRowBytes / static_cast<int>(sizeof(Out));
+  static constexpr int kBytes = kRows * kRowBytes;
+  __device__ static int offset(int row, int byte) {
+    const int swizzle = kRowBytes == 128 ? row & 7 : (row >> 1) & 3;
+    return row * kRowBytes + (((byte >> 4) ^ swizzle) << 4) + (byte & 15);
+  }
 };
+
+// The chunks a BN-wide tile's rows of Out are stored in: 128-byte rows where they divide it.
+template <class Out, int BN>
+using StoreChunkFor = StoreChunk<Out, (BN * static_cast<int>(sizeof(Out))) % 128 == 0 ? 128 : 64>;
 
 // CStore::Direct: a warpgroup copies one StoreChunk at (row0, col0) of C to C. Warp w takes rows
 // w, w + 4, ..., w + 60, a row per store instruction, so a warp's store covers one row's 128 bytes.
@@ -156,9 +168,8 @@ struct StoreChunk {
 // addresses recomputed per element) issued ~750 instructions per warp and chunk, and the consumers
 // issue them while the tensor cores wait (4096^3 with ldc 4097: +30 us against TMA stores).
 // A chunk that crosses C's edge takes the element-by-element loop.
-template <class Out, class Args>
+template <class Out, class Chunk, class Args>
 __device__ __forceinline__ void store_chunk_direct(const char* buf, const Args& args, int row0, int col0) {
-  using Chunk = StoreChunk<Out>;
   constexpr int kRowsPerWarp = Chunk::kRows / 4;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const long long ldc = args.ldc;
@@ -166,7 +177,9 @@ __device__ __forceinline__ void store_chunk_direct(const char* buf, const Args& 
   const bool whole = row0 + Chunk::kRows <= args.m && col0 + Chunk::kCols <= args.n;
   // Byte offset in the chunk of 4 bytes at column byte b of row warp + 4 i: rows 8 apart repeat the swizzle.
   const auto offset = [&](int i, int b) { return Chunk::offset(warp + 4 * (i % 2), b) + (i / 2) * 8 * 128; };
-  if constexpr (sizeof(Out) == 2) {
+  if constexpr (Chunk::kRowBytesOf != 128) {
+    // (64-byte rows: the element loop below.)
+  } else if constexpr (sizeof(Out) == 2) {
     if (whole) {
       const bool odd = reinterpret_cast<std::uintptr_t>(first) % 4 != 0;  // the same for rows 4 apart
       const int even_offset = offset(0, 4 * lane), odd_offset = offset(1, 4 * lane);
@@ -201,7 +214,8 @@ __device__ __forceinline__ void store_chunk_direct(const char* buf, const Args& 
   for (int i = 0; i < kRowsPerWarp; ++i) {
     if (row0 + warp + 4 * i >= args.m) break;
     for (int c = lane; c < Chunk::kCols && col0 + c < args.n; c += 32)
-      first[4 * i * ldc + c] = *reinterpret_cast<const Out*>(buf + offset(i, c * static_cast<int>(sizeof(Out))));
+      first[4 * i * ldc + c] =
+          *reinterpret_cast<const Out*>(buf + Chunk::offset(warp + 4 * i, c * static_cast<int>(sizeof(Out))));
   }
 }
 
@@ -218,12 +232,12 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
   static_assert(kMode == CStore::Tma || kMode == CStore::Direct, "store_block_staged: Tma or Direct.");
   static_assert(!detail::is_turned<Args>, "store_block_staged: a turned-around call stores from registers.");
   using Out = typename Args::Output;
-  using Chunk = StoreChunk<Out>;
+  using Chunk = StoreChunkFor<Out, BN>;
   constexpr int kChunks = BN / Chunk::kCols;
   constexpr int kGroups = Chunk::kCols / 8;  // n8 accumulator groups per chunk
   static_assert(BN % Chunk::kCols == 0,
-                "TMA-store epilogue: BN must be a whole number of 128-byte chunks (a multiple of 64 for bf16/fp16 C, "
-                "of 32 for float C).");
+                "TMA-store epilogue: BN must be a whole number of 64-byte chunks (a multiple of 32 for bf16/fp16 C, "
+                "of 16 for float C).");
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const bool leader = threadIdx.x % 128 == 0;
   const int r = warp * 16 + lane / 4;
@@ -294,7 +308,7 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
     } else {
       (void)map_c, (void)at;
       ptx::named_barrier_sync(barrier, 128);
-      store_chunk_direct<Out>(buf, args, row0, c0);
+      store_chunk_direct<Out, Chunk>(buf, args, row0, c0);
     }
   }
 }

@@ -35,12 +35,13 @@ struct OperandTile {
   static_assert(kKMajor || sizeof(In) == 2,
                 "wgmma reads tf32 (and fp8) operands K-major only: a tf32 operand must be stored with k contiguous "
                 "(A row-major, B transposed).");
-  static_assert(kMN % 64 == 0 || kKMajor, "An MN-major operand tile is a whole number of 64-element boxes.");
+  static_assert(kMN >= 64 || kKMajor, "An MN-major operand tile is at least one 64-element box wide.");
   static_assert(!kKMajor || kMN <= 256, "TMA boxes hold at most 256 rows: a K-major tile is at most 256 wide.");
   static constexpr bool kKMajorTile = kKMajor;
-  static constexpr int kBoxes = kKMajor ? 1 : kMN / kRowElems;
+  // (An MN-major tile of 96 takes two whole boxes, wgmma reading 96 of their 128 columns.)
+  static constexpr int kBoxes = kKMajor ? 1 : (kMN + kRowElems - 1) / kRowElems;
   static constexpr int kBoxRows = kKMajor ? kMN : kBK;
-  static constexpr int kBytes = kMN * kBK * static_cast<int>(sizeof(In));
+  static constexpr int kBytes = (kKMajor ? kMN : kBoxes * kRowElems) * kBK * static_cast<int>(sizeof(In));
   static constexpr int kBoxBytes = kBytes / kBoxes;
   static_assert(kBytes % 1024 == 0, "Operand tiles must fill whole 1024-byte swizzle periods.");
 

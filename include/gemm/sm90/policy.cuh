@@ -311,8 +311,9 @@ struct HopperPolicy {
 
   // wgmma reads an MN-major operand in boxes of 64 elements along M or N: a tile narrower than that
   // (BN of 16 or 32: decode's turned tiles) reads B only K-major, so a B stored k x n (in a turned
-  // call, an A stored k x m) is first copied transposed, as TF32's operands are (plan_staging).
-  static constexpr bool kNarrowB = Tile::BN % 64 != 0;
+  // call, an A stored k x m) is first copied transposed, as TF32's operands are (plan_staging). A
+  // wider tile that is not a whole number of boxes (BN = 96) loads its last box whole and reads part.
+  static constexpr bool kNarrowB = Tile::BN < 64;
   template <class T>
   static constexpr bool kKMajorB = is_k_major_only<T> || kNarrowB;
 
@@ -713,11 +714,11 @@ struct HopperPolicy {
     return tma_writes_c ? sm90::CStore::Tma : sm90::CStore::Direct;
   }
 
-  // C's map for the TMA stores (batch > 0: a 3-D map of entries stride_c apart).
-  template <class Out>
+  // C's map for the TMA stores of BN-wide tiles (batch > 0: a 3-D map of entries stride_c apart).
+  template <int BN, class Out>
   static Status make_c_map(CUtensorMap& map, const Out* base, int m, int n, int ldc, long long batch = 0,
                            long long stride_c = 0) {
-    using Chunk = sm90::StoreChunk<Out>;
+    using Chunk = sm90::StoreChunkFor<Out, BN>;
     return sm90::make_tensor_map(map, base, m, n, ldc, Chunk::kRows, Chunk::kCols, batch, stride_c);
   }
 
@@ -728,7 +729,7 @@ struct HopperPolicy {
   static Status launch_grouped(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     static_assert(Schedule::kPersistent && !Schedule::kPingPong,
                   "Grouped calls run on the persistent cooperative schedule (PersistentProducerConsumer).");
-    static_assert(!kNarrowB, "Grouped calls read B as stored: BlockTile's BN must be a multiple of 64.");
+    static_assert(!kNarrowB, "Grouped calls read B as stored: BlockTile's BN must be at least 64.");
     if (dev.arch != 90) return Status::UnsupportedArchitecture;
     const auto run = [&](auto layouts) {
       using L = decltype(layouts);
@@ -784,7 +785,8 @@ struct HopperPolicy {
       }
       const sm90::CStore c_store = c_store_of(args, c_by_tma);
       if (c_store == sm90::CStore::Tma) {
-        if (Status s = make_c_map(map_c, args.C, args.m, args.n, args.ldc, c_depth, c_stride); s != Status::Success)
+        if (Status s = make_c_map<S::BN>(map_c, args.C, args.m, args.n, args.ldc, c_depth, c_stride);
+            s != Status::Success)
           return s;
       }
       return detail::launch_kernel<kKernel>(grid, threads, S::kSmemBytes, stream, dev, map_a, map_b, map_c, args,
@@ -800,7 +802,7 @@ struct HopperPolicy {
   template <class S, auto kKernel, class Args>
   static Status launch_pointers(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     using Out = typename Args::Output;
-    using Chunk = sm90::StoreChunk<Out>;
+    using Chunk = sm90::StoreChunkFor<Out, S::BN>;
     CUtensorMap map_a, map_b, map_c{};
     if (Status s = S::TileA::make_address_map(map_a, args.m, args.k, args.lda); s != Status::Success) return s;
     if (Status s = S::TileB::make_address_map(map_b, args.n, args.k, args.ldb); s != Status::Success) return s;

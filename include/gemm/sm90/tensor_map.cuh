@@ -51,7 +51,8 @@ bool tma_compatible(const T* base, int ld) {
 }
 
 // Encodes a map of `rank` dimensions (dims and byte strides innermost first; rank >= 2) read in
-// boxes of box_rows x box_cols (x 1 x 1) with the 128-byte swizzle; elements outside it read as zeros.
+// boxes of box_rows x box_cols (x 1 x 1) with the swizzle of a box row (128 or 64 bytes); elements outside it
+// read as zeros.
 // L2 promotion (how much L2 fetches from DRAM per miss): 256 bytes where rows start on 64-byte
 // multiples, 128 where they do not, since each 128-byte box row then spans two lines more often and
 // wider fetches bring in more that no box asks for. Measured on the H100, bf16 NN, 128x256 tiles:
@@ -67,16 +68,20 @@ Status encode_map(CUtensorMap& map, const void* base, cuuint32_t rank, const cuu
   const cuuint32_t element_strides[4] = {1, 1, 1, 1};
   const CUtensorMapL2promotion promotion =
       strides[0] % 64 == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  // The swizzle spans a box row: 128 bytes (the operand tiles, C's stores) or 64 (C's stores of
+  // tiles whose rows are an odd number of 64-byte halves: StoreChunk).
+  const int row_bytes = box_cols * static_cast<int>(sizeof(T));
+  const CUtensorMapSwizzle swizzle = row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B;
   const CUresult r = encode(&map, tensor_map_type<T>(), rank, const_cast<void*>(base), dims, strides, box,
-                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, promotion,
+                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? Status::Success : Status::TensorMapFailed;
 }
 
 // A row-major matrix of rows x cols elements (row stride ld), copied in boxes of box_rows x
-// box_cols with the 128-byte swizzle (box_cols * sizeof(T) must be 128). Elements past the matrix
-// read as zeros. With batch > 0, a 3-D tensor of `batch` such matrices `stride` elements apart
-// (a multiple of 16 bytes), each box within one matrix.
+// box_cols with the swizzle of a box row (box_cols * sizeof(T) must be 128, or 64 for C's stores).
+// Elements past the matrix read as zeros. With batch > 0, a 3-D tensor of `batch` such matrices
+// `stride` elements apart (a multiple of 16 bytes), each box within one matrix.
 template <class T>
 Status make_tensor_map(CUtensorMap& map, const T* base, long long rows, long long cols, long long ld, int box_rows,
                        int box_cols, long long batch = 0, long long stride = 0) {
