@@ -46,11 +46,13 @@ struct HopperRules {
   double balanced_gain = 1.0;
   // 128x96 tiles (16-bit single products without a fused epilogue, B stored transposed: K-major, so
   // the tile loads only its 96 rows) where their tiles fill medium_tiles rounds and cost less than
-  // every other width whole (the same cost model). Their wgmmas run at about the time of
-  // 128x128 ones (H200, NT, 33 shapes of at least 8 rounds: 0.69-0.96 of 128x128's work per second,
-  // median 0.80), so they pay only where the rounds they save outweigh that: 2048 x 768 x 3072 is 96
-  // tiles of 128x128 (one round, 73% full) and 128 of 128x96 (97%).
-  double speed_narrow = 0.80;
+  // every other width whole (the same cost model). Over operands larger than L2, which they re-read
+  // a third more often than 128x128 tiles, they do less work per second (H200: 0.86-0.89 in
+  // tools/plan_audit.cu --fit, 16 rounds at k = 8192; 0.69-0.96, median 0.80, over the shape
+  // space's 33 NT shapes of at least 8 rounds), so they pay only where the rounds they save outweigh
+  // that: 2048 x 768 x 3072 is 96 tiles of 128x128 (one round, 73% full) and 128 of 128x96 (97%).
+  // (Any value from 0.80 to 0.95 picks the same 4 of those 184 shapes.)
+  double speed_narrow = 0.87;
   // 128x128 tiles in k slices (HopperSplitK) against whole 128x64 ones, in k blocks of a 128x64
   // tile: a 128x128 k block costs split_medium_cost of them, and splitting adds split_overhead_blocks
   // (the counters, the partial tiles, the fixup); H100: 768 x 768 x 4096 took 20.6 us in 2 slices
