@@ -151,7 +151,10 @@ struct Tuned : Named<Tuned> {
   template <class KSplit>
   using HopperDecodeTile = HopperPolicy<BlockTile<64, 128>, 8, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
-  using HopperDecode = HopperDecodeTile<HopperSplitK<16, 4, 4>>;
+  // From a quarter to half the SMs, k is split too where every slice keeps at least 96 k blocks
+  // (128 x 4096 x 14336 NT: 64 tiles in 2 slices of 112, 0.96 of cuBLAS against 0.87 whole;
+  // HopperSplitK's HalfMinBlocks has the measurements).
+  using HopperDecode = HopperDecodeTile<HopperSplitK<16, 4, 4, 0, 96>>;
   // From decode.max_m + 1 (16-bit; tf32 from 1) to hopper.turned_max_m tokens against a weight
   // stored transposed (A row-major, B n x k): the call turned around (TurnedRegisterEpilogue: C^T =
   // B A^T), 64 of the weight's rows on the tile's M side and the tokens on its 16 columns (32 from
@@ -550,7 +553,8 @@ struct Tuned : Named<Tuned> {
         if (args.m <= r.decode_max_m)
           return visit(Pick<HopperDecode, T>{}, "sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 tiles of "
                                                 "one math warpgroup, 8 stages, k split across blocks where the tiles "
-                                                "fill at most a quarter of the SMs");
+                                                "fill at most a quarter of the SMs (half, with slices of at least "
+                                                "96 k blocks)");
       }
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
         // 128x192 where the other widths leave much of their last round empty (the ping-pong
@@ -719,7 +723,8 @@ struct Tuned : Named<Tuned> {
       if (args.m <= r.decode_max_m)
         return visit(Pick<HopperDecode, T>{}, "fp8, sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 "
                                               "tiles of one math warpgroup, promoted accumulators, k split across "
-                                              "blocks where the tiles fill at most a quarter of the SMs");
+                                              "blocks where the tiles fill at most a quarter of the SMs (half, "
+                                              "with slices of at least 96 k blocks)");
     }
     if (Args::kBatching != Batch::None || r.medium_tiles.reached(tiles(128), dev.sms) ||
         medium_cut(args, dev).splits > 1 ||

@@ -84,14 +84,15 @@ TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gp
     int m, k, slices;
   };
   // HopperMedium (128x128 tiles, slices of at least 32 k blocks, at most 8) and HopperDecode (64x128,
-  // slices of at least 4): shapes found for each slice count.
+  // slices of at least 4; from a quarter to half the SMs, of at least 96: m = 100 over 192 or 224 k
+  // blocks takes 2 slices first at 34 tiles): shapes found for each slice count.
   for (const Want& w : {Want{256, 4096, 2}, Want{256, 6144 - 40, 3}, Want{128, 16384, 8}}) {
     const int n = n_for_slices<Tuned::HopperMedium>(w.m, w.k, w.slices);
     INFO("HopperMedium, " << w.slices << " slices: m " << w.m << ", k " << w.k << ", n " << n);
     REQUIRE(n > 0);
     for (const Case& c : cases_of(w.m, n, w.k)) gemm_test::run_case<Tuned::HopperMedium, bf16>(c);
   }
-  for (const Want& w : {Want{16, 640, 2}, Want{61, 896, 3}, Want{1, q ? 8192 : 32768, 16}}) {
+  for (const Want& w : {Want{16, 640, 2}, Want{61, 896, 3}, Want{1, q ? 8192 : 32768, 16}, Want{100, q ? 12288 : 14336, 2}}) {
     const int n = n_for_slices<Tuned::HopperDecode>(w.m, w.k, w.slices);
     INFO("HopperDecode, " << w.slices << " slices: m " << w.m << ", k " << w.k << ", n " << n);
     REQUIRE(n > 0);
@@ -185,6 +186,9 @@ TEST_CASE("Hopper split-K: bitwise the same from call to call, and through a CUD
   const int m = 64, n = 2048, k = 4096;  // (A row-major, B stored transposed: from 33 tokens not turned)
   REQUIRE(slices_of<Tuned::HopperDecode>(m, n, k) > 1);
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(m, n, k);
+  // Up to half the SMs with long slices (132 SMs: 64 tiles, 2 slices of 112 k blocks).
+  if (device_sms() == 132) CHECK(slices_of<Tuned::HopperDecode>(128, 4096, 14336) == 2);
+  gemm_test::check_bitwise_repeatable<Tuned, bf16>(128, 4096, 14336);
 }
 
 TEST_CASE("Hopper split-K: a fused epilogue applies once, to the complete sums", "[gpu][hopper][splitk][epilogue]") {

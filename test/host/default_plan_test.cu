@@ -324,10 +324,14 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // or 78 SMs the 32 tiles are more than a quarter: whole tiles.
   const gemm::Plan d = plan_nn<bf16>(kH100, 24, 4096, 4096);
   CHECK(has(d.composition, "BlockTile<64,128>"));
-  CHECK(has(d.composition, "HopperSplitK<16,4,4>"));
+  CHECK(has(d.composition, "HopperSplitK<16,4,4,0,96>"));
   CHECK(has(d.reason, "decode"));
   CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
   CHECK(plan_nn<bf16>(kH100Pcie, 24, 4096, 4096).workspace_bytes == 0);
+  // 128 tokens against LLaMA-3 8B's down projection (4096 x 14336, stored transposed): 64 tiles, half
+  // the SMs, 224 k blocks: 2 slices of 112 (at least 96 each); 8192 x 8192 (128 k blocks) stays whole.
+  CHECK(plan_nn<bf16>(kH100, 128, 4096, 14336, Op::N, Op::T).workspace_bytes == 64ull * 2 * 64 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH100, 128, 8192, 8192, Op::N, Op::T).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH20, 24, 4096, 4096).workspace_bytes == 0);
   CHECK(plan_nn<bf16>(kH20, 24, 2048, 4096).workspace_bytes == 16ull * 4 * 64 * 128 * 4 + 256);
   // m <= 128 takes the 64-row tiles, 129 the 128-row ones; 48 tiles (16 x 6144 x 4096) split nothing.
@@ -390,6 +394,14 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 10, 132) == 2);
   // No split where a slice and its fixup (4 k blocks) take as long as the whole k: 8 k blocks in 2.
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(10, 8, 132) == 1);
+  // With HalfMinBlocks (Tuned's decode tiles): up to half the SMs where every slice keeps 96 k blocks.
+  using Decode = gemm::HopperSplitK<16, 4, 4, 0, 96>;
+  CHECK(Decode::slices(33, 64, 132) == 4);
+  CHECK(Decode::slices(64, 224, 132) == 2);
+  CHECK(Decode::slices(64, 191, 132) == 1);
+  CHECK(Decode::slices(66, 1024, 132) == 2);
+  CHECK(Decode::slices(67, 1024, 132) == 1);
+  CHECK(Decode::slices(40, 300, 132) == 3);
   CHECK(gemm::HopperSplitK<8, 2, 32>::slices(1, 1024, 132) == 8);
   // From 4 slices a kernel of their own adds the partial tiles (a block per chunk of accumulators);
   // below, each tile's last block.
@@ -494,7 +506,7 @@ TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; un
   const gemm::Plan d = plan_fp8(kH100, 16, 4096, 4096, tensor);
   REQUIRE(d.status == Status::Success);
   CHECK(has(d.composition, "BlockTile<64,128>"));
-  CHECK(has(d.composition, "HopperSplitK<16,4,4>"));
+  CHECK(has(d.composition, "HopperSplitK<16,4,4,0,96>"));
   CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
   CHECK(plan_fp8(kH100, 64, 8192, 8192, tensor).workspace_bytes == 0);
   CHECK(plan_fp8(kH100Pcie, 16, 4096, 4096, tensor).workspace_bytes == 0);

@@ -154,15 +154,27 @@ struct HopperKSlices {
 // 46.3 whole; 576 x 7168 x 8192 (16 tiles past 2 rounds, 8 slices) 115.4 against 134.5; but 1536^3
 // (24 k blocks, 8 slices) 23.1 against 20.0 and 2048 x 2304 x 768 (12 k blocks, 3 slices) 22.5
 // against 17.5: the fixup costs about 25 k blocks of a 128x128 tile in 2 slices, 45 in 8.
-template <int MaxSlices, int FillDen = 2, int MinBlocks = 16, int TailMinBlocks = 0>
+//
+// HalfMinBlocks > 0 (with FillDen > 2): tiles that fill more than 1 / FillDen of the SMs but at
+// most half of them split too, where each slice keeps at least HalfMinBlocks k blocks: a long k
+// pays for the fixup that a short one does not. H200, bf16 NT, decode's 64x128 tiles (64 of them),
+// in 2 slices against whole: 128 x 4096 x 14336 (112 k blocks a slice) 0.96 of cuBLAS against 0.87,
+// 96 x 4096 x 14336 0.97 against 0.86, 33-64 x 8192 x 28672 (224) 1.05-1.06 against 1.02-1.07; but
+// 64 x 8192 x 8192 (64) 0.92 against 1.01, 64 x 6144 x 4096 (48 tiles, 32) 0.84 against 0.92.
+template <int MaxSlices, int FillDen = 2, int MinBlocks = 16, int TailMinBlocks = 0, int HalfMinBlocks = 0>
 struct HopperSplitK {
   static_assert(MaxSlices >= 2, "HopperSplitK: at least 2 slices (NoSplitK for none).");
   static_assert(FillDen >= 2 && MinBlocks >= 1 && TailMinBlocks >= 0,
                 "HopperSplitK: split only where the tiles fill at most half the SMs (FillDen >= 2), in slices of at "
                 "least one k block (TailMinBlocks 0: no tail split).");
+  static_assert(HalfMinBlocks == 0 || (FillDen > 2 && HalfMinBlocks >= MinBlocks),
+                "HopperSplitK: HalfMinBlocks (long slices up to half the SMs) extends a FillDen above 2, with slices "
+                "at least MinBlocks long.");
   static constexpr int kMaxSlices = MaxSlices;
   static constexpr int kMinBlocks = MinBlocks;
   static std::string describe() {
+    if constexpr (HalfMinBlocks > 0)
+      return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks);
     return TailMinBlocks > 0 ? detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks)
                              : detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks);
   }
@@ -188,11 +200,14 @@ struct HopperSplitK {
   }
 
   // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the most that keep every
-  // slice in one round of the SMs; 1 where the tiles fill more than 1 / FillDen of them, or where a
-  // slice and its fixup would take as long as the whole k.
+  // slice in one round of the SMs; 1 where the tiles fill more than 1 / FillDen of them (half of
+  // them with slices of HalfMinBlocks), or where a slice and its fixup would take as long as the
+  // whole k.
   static int slices(long long tiles, int k_blocks, int sms) {
-    if (tiles <= 0 || FillDen * tiles > sms) return 1;
-    return fitting(tiles, k_blocks, sms, MinBlocks, kMaxSlices);
+    if (tiles <= 0) return 1;
+    if (FillDen * tiles <= sms) return fitting(tiles, k_blocks, sms, MinBlocks, kMaxSlices);
+    if (HalfMinBlocks > 0 && 2 * tiles <= sms) return fitting(tiles, k_blocks, sms, HalfMinBlocks, kMaxSlices);
+    return 1;
   }
 
   // The cut of a call: slices(), or else the tail split.
