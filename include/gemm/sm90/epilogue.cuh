@@ -142,11 +142,11 @@ __device__ __forceinline__ void store_block(const float (&acc)[BN / 2], const Ar
 // whose rows are an odd number of 64-byte halves (96 bf16 columns) goes in chunks of 64-byte rows
 // with the 64-byte swizzle (16-byte piece p of row r at p ^ (r / 2 % 4)), which spreads a warp's
 // pair stores over the 32 banks as well. TMA's map of C takes the same box and swizzle (make_c_map).
-template <class Out, int kRowBytes = 128>
+template <class Out, int RowBytes = 128>
 struct StoreChunk {
-  static_assert(kRowBytes == 128 || kRowBytes == 64, "StoreChunk: rows of 128 or 64 bytes.");
+  static_assert(RowBytes == 128 || RowBytes == 64, "StoreChunk: rows of 128 or 64 bytes.");
   static constexpr int kRows = 64;
-  static constexpr int kRowBytesOf = kRowBytes;
+  static constexpr int kRowBytes = RowBytes;
   static constexpr int kCols = kRowBytes / static_cast<int>(sizeof(Out));
   static constexpr int kBytes = kRows * kRowBytes;
   __device__ static int offset(int row, int byte) {
@@ -177,7 +177,7 @@ __device__ __forceinline__ void store_chunk_direct(const char* buf, const Args& 
   const bool whole = row0 + Chunk::kRows <= args.m && col0 + Chunk::kCols <= args.n;
   // Byte offset in the chunk of 4 bytes at column byte b of row warp + 4 i: rows 8 apart repeat the swizzle.
   const auto offset = [&](int i, int b) { return Chunk::offset(warp + 4 * (i % 2), b) + (i / 2) * 8 * 128; };
-  if constexpr (Chunk::kRowBytesOf != 128) {
+  if constexpr (Chunk::kRowBytes != 128) {
     // (64-byte rows: the element loop below.)
   } else if constexpr (sizeof(Out) == 2) {
     if (whole) {

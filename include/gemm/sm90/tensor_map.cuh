@@ -51,8 +51,8 @@ bool tma_compatible(const T* base, int ld) {
 }
 
 // Encodes a map of `rank` dimensions (dims and byte strides innermost first; rank >= 2) read in
-// boxes of box_rows x box_cols (x 1 x 1) with the swizzle of a box row (128 or 64 bytes); elements outside it
-// read as zeros.
+// boxes of box_rows x box_cols (x 1 x 1) with the swizzle of a box row (128 or 64 bytes); elements
+// outside it read as zeros.
 // L2 promotion (how much L2 fetches from DRAM per miss): 256 bytes where rows start on 64-byte
 // multiples, 128 where they do not, since each 128-byte box row then spans two lines more often and
 // wider fetches bring in more that no box asks for. Measured on the H100, bf16 NN, 128x256 tiles:
