@@ -31,6 +31,7 @@ struct GroupedArgs : Base {
   GroupedForm form = GroupedForm::Contiguous;
   const int* rows = nullptr;   // offsets (Contiguous: groups + 1) or counts (Masked: groups), device memory
   const int* units = nullptr;  // per group, the first work unit (groups + 1: the last is the total), device
+  int* claims = nullptr;       // the persistent kernel's counter of claimed units (device, zeroed with units)
   unsigned* error = nullptr;   // set to 1 where a group's rows were out of range
 
   // The rows of A and C (Contiguous), or of each entry (Masked): the batch's m.

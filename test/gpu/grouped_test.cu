@@ -525,6 +525,32 @@ TEST_CASE("Grouped contiguous GEMM: every group's rows against the fp64 referenc
   for (const GroupedCase& c : cases) gemm_test::run_every_type(c);
 }
 
+// The blocks claim their tiles from a counter as they finish the ones before (sm90/scheduler.cuh), so
+// which block computes a tile changes from call to call; each tile's sums do not.
+TEST_CASE("Grouped GEMM: the same bits on every call, whichever blocks claim the tiles", "[gpu][grouped][repeat]") {
+  if (!gemm_test::grouped_runs_here()) return;
+  // Groups of 1 to 300 rows (every ninth empty): tiles of very different cost, several per block.
+  const GroupedCase c = gemm_test::contiguous(gemm_test::random_counts(gemm_test::quick() ? 40 : 120, 300, 17, 9), 3,
+                                              5, 520, 264);
+  const auto repeat = [&](auto tag) {
+    using Out = decltype(tag);
+    const char* type = gemm::type_name<bf16, Out>();
+    INFO(type << " " << c.str());
+    Problem<bf16, Out> p(c);
+    gemm_test::call_and_check(p);
+    const std::vector<Out> first = p.result();
+    for (int i = 0; i < 4; ++i) {
+      p.reset_c();
+      REQUIRE(p.call() == Status::Success);
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      const std::vector<Out> again = p.result();
+      CHECK(std::memcmp(again.data(), first.data(), first.size() * sizeof(Out)) == 0);
+    }
+  };
+  repeat(bf16{});
+  repeat(float{});
+}
+
 TEST_CASE("Grouped masked GEMM: the first counts[g] rows of every entry against the fp64 reference, nothing else "
           "written",
           "[gpu][grouped][masked]") {

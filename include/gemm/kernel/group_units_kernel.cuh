@@ -11,10 +11,12 @@ namespace gemm::detail {
 
 inline constexpr int kGroupUnitsThreads = 1024;
 
-// (units: args.units, which the kernels read as const, written here.)
+// (units: args.units, which the kernels read as const, written here; args.claims zeroed for the kernel
+// that claims the units: sm90/scheduler.cuh.)
 template <class Args>
 __global__ void __launch_bounds__(kGroupUnitsThreads)
     group_units_kernel(const Args args, int tile_rows, int tiles_n, int* units) {
+  if (threadIdx.x == 0 && args.claims != nullptr) *args.claims = 0;
   __shared__ int sums[kGroupUnitsThreads];
   const int groups = static_cast<int>(args.batch);
   const int t = threadIdx.x;
@@ -46,7 +48,8 @@ __global__ void __launch_bounds__(kGroupUnitsThreads)
   if (t == kGroupUnitsThreads - 1) units[groups] = sums[t];
 }
 
-// Counts args' units into `units` (groups + 1 ints of device memory) for tiles of tile_rows x tile_cols.
+// Counts args' units into `units` (groups + 1 ints of device memory) for tiles of tile_rows x tile_cols,
+// and zeroes args.claims (where not null).
 template <class Args>
 Status count_group_units(const Args& args, int tile_rows, int tile_cols, int* units, const DeviceInfo& dev,
                          cudaStream_t stream) {

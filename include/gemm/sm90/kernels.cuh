@@ -128,9 +128,10 @@ inline constexpr int kProducerRegs = 40;
 inline constexpr int kConsumerRegs = 232;
 
 // What every warp-specialised block does first: the stages' barriers, the maps' descriptors fetched.
+// unit_readers: the threads that read the unit queue (scheduler.cuh), where units are claimed.
 template <class Shape>
 __device__ __forceinline__ void init_stages(const Stages<Shape>& st, const CUtensorMap* map_a,
-                                            const CUtensorMap* map_b, int readers) {
+                                            const CUtensorMap* map_b, int readers, int unit_readers = 0) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < Shape::kStages; ++s) {
       ptx::mbarrier_init(st.full(s), 1);        // the producer's expect_tx arrival
@@ -139,6 +140,13 @@ __device__ __forceinline__ void init_stages(const Stages<Shape>& st, const CUten
     for (int s = 0; s < Shape::kFactorSlots; ++s) {
       ptx::mbarrier_init(st.factor_full(s), 32);                        // the filling warp's lanes
       ptx::mbarrier_init(st.factor_empty(s), 128 * Shape::kConsumers);  // every math thread
+    }
+    if (unit_readers > 0) {
+      const UnitQueue q = st.unit_queue();
+      for (int s = 0; s < kUnitSlots; ++s) {
+        ptx::mbarrier_init(q.full + s, 1);  // the claiming thread
+        ptx::mbarrier_init(q.empty + s, unit_readers);
+      }
     }
     ptx::fence_barrier_init();
     ptx::tma_prefetch_descriptor(map_a);
@@ -218,13 +226,15 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   const Stages<Shape> st(smem_raw);
   static_assert(!detail::is_grouped<Args> || kPersistent, "Grouped calls run on the persistent schedule.");
   const SchedulerFor<Args, Raster, kPersistent, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK,
-                                                                split_k.splits, split_k.whole);
-  init_stages(st, &map_a, &map_b, Shape::kConsumers);
+                                                                split_k.splits, split_k.whole, st.unit_queue());
+  constexpr bool kFactors = kPromote && !kFixedScales && detail::has_scales<Args> && Shape::kFactorSlots > 0;
+  // (Claimed units, grouped calls: every math thread and the factor warp read each from the queue.)
+  init_stages(st, &map_a, &map_b, Shape::kConsumers,
+              detail::is_grouped<Args> ? 128 * Shape::kConsumers + (kFactors ? 32 : 0) : 0);
   // Launched with programmatic dependent launch (pointer arrays), the set-up above may overlap the
   // stream's previous kernel; the pointer arrays (and C) are touched only once that kernel is done.
   if constexpr (kPointers) ptx::wait_for_prior_grid();
 
-  constexpr bool kFactors = kPromote && !kFixedScales && detail::has_scales<Args> && Shape::kFactorSlots > 0;
   if (producer_done<kFactors>(st, sched, params, &map_a, &map_b)) return;
   const int consumer = threadIdx.x / 128 - 1;
   const int row = consumer * Shape::kWgRows;
@@ -237,7 +247,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
   const auto run_units = [&](auto spans) {
     RingPosition<Shape::kStages> pos;
     [[maybe_unused]] FactorRing ring;  // (FP8 block scales on one math warpgroup)
-    for (auto w = sched.first; w < sched.count; w += sched.stride) {
+    UnitCursor cursor;
+    for (auto w = sched.template begin<false>(cursor); w < sched.count; w = sched.template next<false>(w, cursor)) {
       const WorkUnit u = sched.unit(w);
       decltype(auto) args = detail::entry_of(params, u.b);
       Accumulators<Shape> acc;

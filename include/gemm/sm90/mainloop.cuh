@@ -8,6 +8,7 @@
 #include "../ptx/wgmma.cuh"
 #include "../types.cuh"
 #include "operand.cuh"
+#include "scheduler.cuh"
 
 namespace gemm::sm90 {
 
@@ -48,8 +49,10 @@ struct BlockShape {
   // second warp, with a full and an empty barrier each (scaling.cuh: produce_factors).
   static constexpr int kFactorSlots = is_fp8<In> && kConsumers == 1 && !kPingPong ? 3 : 0;
   static constexpr int kFactorBytes = kFactorSlots * (BM * 4 + 16);
-  static constexpr int kSmemBytes =
-      kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 16 + kFactorBytes + 1024;
+  // The queue of claimed units (scheduler.cuh; grouped calls): its barriers and words.
+  static constexpr int kUnitQueueBytes = kUnitSlots * (16 + 4);
+  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 16 +
+                                    kFactorBytes + kUnitQueueBytes + 1024;
   static constexpr int kAccRegs = BN / 2;
   static_assert(!kPingPong || kMmaM * kAccRegs <= 128,
                 "PersistentPingPong: a math warpgroup holds a whole tile's accumulators, at most 128 x 128 (or 64 x 256).");
@@ -57,7 +60,7 @@ struct BlockShape {
 
 // The stages and barriers in dynamic shared memory, laid out from a 1024-byte boundary:
 // A of every stage, B of every stage, each math warpgroup's epilogue buffers, the full and empty
-// barriers, then a word for split-K's verdict (split_k.cuh).
+// barriers, then a word for split-K's verdict (split_k.cuh), the factor ring, the unit queue.
 template <class Shape>
 struct Stages {
   char* base;
@@ -83,6 +86,11 @@ struct Stages {
     return reinterpret_cast<std::uint64_t*>(factors(Shape::kFactorSlots)) + slot;
   }
   __device__ std::uint64_t* factor_empty(int slot) const { return factor_full(Shape::kFactorSlots) + slot; }
+  // The unit queue (scheduler.cuh): its full barriers, empty barriers, then its words.
+  __device__ UnitQueue unit_queue() const {
+    std::uint64_t* full = factor_empty(Shape::kFactorSlots);
+    return UnitQueue{reinterpret_cast<int*>(full + 2 * kUnitSlots), full, full + kUnitSlots};
+  }
 
   // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
   // boxes_a, boxes_b: how many of each tile's boxes to copy (OperandTile::boxes_within), all by default.

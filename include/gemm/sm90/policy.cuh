@@ -753,12 +753,14 @@ struct HopperPolicy {
       if (Status s = prepare<S, kKernel>(dev); s != Status::Success) return s;
       detail::StreamWorkspace workspace(stream, dev.device);
       char* scratch = nullptr;
-      if (Status s = workspace.allocate(scratch, (static_cast<std::size_t>(args.batch) + 1) * sizeof(int));
+      // The units table (groups + 1 words), then the counter the kernel claims units from.
+      if (Status s = workspace.allocate(scratch, (static_cast<std::size_t>(args.batch) + 2) * sizeof(int));
           s != Status::Success)
         return s;
-      int* units = reinterpret_cast<int*>(scratch);
-      if (Status s = detail::count_group_units(args, S::BM, S::BN, units, dev, stream); s != Status::Success) return s;
       Args a = args;
+      int* units = reinterpret_cast<int*>(scratch);
+      a.claims = units + args.batch + 1;
+      if (Status s = detail::count_group_units(a, S::BM, S::BN, units, dev, stream); s != Status::Success) return s;
       a.units = units;
       return launch_host_maps<S, kKernel>(a, dev, stream, sm90::SplitKWork{});
     };

@@ -28,7 +28,8 @@ __device__ __forceinline__ void produce(const Stages<Shape>& st, const Sched& sc
   const bool issuer = threadIdx.x == 0;
   RingPosition<Shape::kStages> pos;
   OperandSource src_a{map_a}, src_b{map_b};
-  for (auto w = sched.first; w < sched.count; w += sched.stride) {
+  UnitCursor cursor;
+  for (auto w = sched.template begin<true>(cursor); w < sched.count; w = sched.template next<true>(w, cursor)) {
     const WorkUnit u = sched.unit(w);
     bool by_tma = true;
     decltype(auto) entry = detail::entry_of(params, u.b);

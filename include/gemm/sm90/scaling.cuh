@@ -71,7 +71,8 @@ __device__ void produce_factors(const Stages<Shape>& st, const Sched& sched, con
   static_assert(Shape::BM % 32 == 0, "FP8 factor ring: the tile's rows in whole rounds of a warp.");
   const int lane = threadIdx.x % 32;
   FactorRing ring;
-  for (auto w = sched.first; w < sched.count; w += sched.stride) {
+  UnitCursor cursor;
+  for (auto w = sched.template begin<false>(cursor); w < sched.count; w = sched.template next<false>(w, cursor)) {
     const WorkUnit u = sched.unit(w);
     decltype(auto) args = detail::entry_of(params, u.b);
     const Scales& sc = detail::scales_of(args);

@@ -10,8 +10,17 @@
 //   kPersistent: one block per SM, block i taking units i, i + gridDim.x, ... (the raster orders the
 //                tiles so that the blocks running at once share rows of A and columns of B in L2);
 //   otherwise:   one block per unit (a batch's entries along the grid's y and z; detail/batch.cuh).
+//   grouped:     one block per SM, each claiming its next unit from a counter when it is ready for
+//                it (GroupedScheduler, below).
+//
+// Every role of a block walks the units the same way: `for (w = sched.begin<kFetch>(c); w < sched.count;
+// w = sched.next<kFetch>(w, c))`, kFetch for the thread that decides them (the producer's issuer);
+// the others (math warpgroups, the factor warp) follow it through a queue in shared memory where the
+// units are claimed at run time, and step on by themselves where they are not.
+#include <cstdint>
 #include <type_traits>
 #include "../detail/batch.cuh"
+#include "../ptx/mbarrier.cuh"
 
 namespace gemm::sm90 {
 
@@ -22,6 +31,22 @@ struct WorkUnit {
   int split;              // the k slice (0 without split-K)
   int slot;               // a split tile's place among the split tiles (-1: a whole tile)
   int k_begin, k_blocks;  // k blocks [k_begin, k_begin + k_blocks) of BK each
+};
+
+// Where a block's claimed units pass from the thread that claims them to the rest of the block: a ring
+// of kUnitSlots words in shared memory (Stages::unit_queue), each with a full barrier (the claiming
+// thread's arrival) and an empty one (every reader's). UnitCursor: a role's place in the ring.
+inline constexpr int kUnitSlots = 4;
+struct UnitQueue {
+  int* slots = nullptr;
+  std::uint64_t* full = nullptr;
+  std::uint64_t* empty = nullptr;
+};
+struct UnitCursor {
+  int slot = 0, phase = 0;
+  __device__ void advance() {
+    if (++slot == kUnitSlots) slot = 0, phase ^= 1;
+  }
 };
 
 template <class Raster, bool kPersistent, bool kBatched>
@@ -38,7 +63,7 @@ struct TileScheduler {
   // BM, BN, BK: the tile; splits: k slices per split tile (1: none), at most the k blocks; whole:
   // the tiles before the split ones (0 with splits == 1 or a batch).
   template <class Args>
-  __device__ TileScheduler(const Args& params, int bm, int bn, int bk, int splits_, int whole_ = 0)
+  __device__ TileScheduler(const Args& params, int bm, int bn, int bk, int splits_, int whole_ = 0, UnitQueue = {})
       : tiles_m((params.m + bm - 1) / bm),
         tiles_n((params.n + bn - 1) / bn),
         tiles(tiles_m * tiles_n),
@@ -55,6 +80,16 @@ struct TileScheduler {
       first = static_cast<Work>(blockIdx.x) + (kBatched ? per_entry * detail::block_batch<Args>() : 0);
       stride = count;  // one unit per block
     }
+  }
+
+  // The units are fixed by the block's index: every role steps on by itself.
+  template <bool kFetch>
+  __device__ Work begin(UnitCursor&) const {
+    return first;
+  }
+  template <bool kFetch>
+  __device__ Work next(Work w, UnitCursor&) const {
+    return w + stride;
   }
 
   __device__ WorkUnit unit(Work w) const {
@@ -78,24 +113,62 @@ struct TileScheduler {
 // before the kernel (units[g]: group g's first unit, units[groups]: all of them), so that empty groups
 // cost nothing and no host ever sees the group sizes. Unit w belongs to the group g with
 // units[g] <= w < units[g + 1] (a binary search over a few hundred cached words); within a group the
-// tiles go row by row. Persistent, one k slice per tile.
+// tiles go down the tile rows of one column of tiles, then the next column. Persistent, one k slice
+// per tile.
+//
+// Claimed, not striped: block i starts at unit i, then its producer takes the next unclaimed one
+// from a counter (`claims`, zeroed by the kernel that counts the units) when it is about to load it.
+// A group's units differ in cost (a last tile row of a few rows, a consumer with no rows skipping its
+// wgmmas), so blocks that each took every gridDim.x-th unit drifted apart: the tiles of one column,
+// meant to run at once and read its weight from DRAM once, ran far apart and read it once each
+// (DeepSeek-V3's up projection moved 1.6 times its 14 GB of weights). Claimed, the units running at
+// once are always a window of consecutive ones.
 template <class Raster>
 struct GroupedScheduler {
   using Work = int;
   int tiles_n, groups, k_blocks, bm;
   const int* units;
-  Work count, first, stride;
+  int* claims;
+  UnitQueue queue;
+  Work count;
 
   template <class Args>
-  __device__ GroupedScheduler(const Args& params, int bm_, int bn, int bk, int /*splits*/, int /*whole*/ = 0)
+  __device__ GroupedScheduler(const Args& params, int bm_, int bn, int bk, int /*splits*/, int /*whole*/ = 0,
+                              UnitQueue queue_ = {})
       : tiles_n((params.n + bn - 1) / bn),
         groups(params.batch),
         k_blocks((params.k + bk - 1) / bk),
         bm(bm_),
         units(params.units),
-        count(params.units[params.batch]),
-        first(static_cast<Work>(blockIdx.x)),
-        stride(static_cast<Work>(gridDim.x)) {}
+        claims(params.claims),
+        queue(queue_),
+        count(params.units[params.batch]) {}
+
+  // The claiming thread publishes each unit it takes (one past the last, count or more, ends every
+  // role's walk); the others read them in turn.
+  template <bool kFetch>
+  __device__ Work begin(UnitCursor& c) const {
+    return kFetch ? publish(static_cast<Work>(blockIdx.x), c) : receive(c);
+  }
+  template <bool kFetch>
+  __device__ Work next(Work, UnitCursor& c) const {
+    return kFetch ? publish(static_cast<Work>(gridDim.x) + atomicAdd(claims, 1), c) : receive(c);
+  }
+
+  __device__ Work publish(Work w, UnitCursor& c) const {
+    ptx::mbarrier_wait(queue.empty + c.slot, c.phase ^ 1);  // (the first pass finds every slot free)
+    queue.slots[c.slot] = w;
+    ptx::mbarrier_arrive(queue.full + c.slot);
+    c.advance();
+    return w;
+  }
+  __device__ Work receive(UnitCursor& c) const {
+    ptx::mbarrier_wait(queue.full + c.slot, c.phase);
+    const Work w = *static_cast<volatile int*>(queue.slots + c.slot);
+    ptx::mbarrier_arrive(queue.empty + c.slot);
+    c.advance();
+    return w;
+  }
 
   __device__ WorkUnit unit(Work w) const {
     int lo = 0, hi = groups;  // the last g with units[g] <= w
