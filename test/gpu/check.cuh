@@ -120,6 +120,13 @@ inline bool is_sm90() {
   return major == 9 && minor == 0;
 }
 
+// Whether the Hopper kernels run here (an sm_90 GPU); elsewhere says so, and the test case returns.
+inline bool hopper_runs_here() {
+  if (is_sm90()) return true;
+  WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
+  return false;
+}
+
 inline std::mt19937_64& rng() {
   static std::mt19937_64 engine(std::random_device{}());
   return engine;

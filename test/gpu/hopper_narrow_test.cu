@@ -18,10 +18,7 @@ using bf16 = __nv_bfloat16;
 }  // namespace
 
 TEST_CASE("128x96 Hopper tiles: every layout, ragged and misaligned, alpha, beta, NaN C", "[gpu][narrow]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   gemm_test::check_preset<Narrow, bf16>();
   for (const Case& c : gemm_test::layout_cases()) {
     gemm_test::run_case<Narrow, __half, float>(c.with_ops(Op::N, Op::T));
@@ -39,10 +36,7 @@ TEST_CASE("128x96 Hopper tiles: every layout, ragged and misaligned, alpha, beta
 }
 
 TEST_CASE("128x96 Hopper tiles: a fused epilogue", "[gpu][narrow][epilogue]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   using namespace epilogue_test;
   for (const FusedCase& base : family_cases(1)) {
     FusedCase f = base;
@@ -54,10 +48,7 @@ TEST_CASE("128x96 Hopper tiles: a fused epilogue", "[gpu][narrow][epilogue]") {
 }
 
 TEST_CASE("128x96 Hopper tiles: Tuned takes them where they balance the rounds", "[gpu][narrow]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   int dev = 0, sms = 0;
   CUDA_REQUIRE(cudaGetDevice(&dev));
   CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));

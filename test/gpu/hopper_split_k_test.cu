@@ -75,10 +75,7 @@ std::vector<Case> cases_of(int m, int n, int k) {
 }  // namespace
 
 TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gpu][hopper][splitk]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels run on sm_90 only: not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   const bool q = gemm_test::quick();
   struct Want {
     int m, k, slices;
@@ -119,10 +116,7 @@ TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gp
 
 TEST_CASE("Hopper split-K: whole rounds of tiles, then the last round's tiles in 2, 3 and 8 slices",
           "[gpu][hopper][splitk]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels run on sm_90 only: not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   const bool q = gemm_test::quick();
   struct Want {
     int m, k, rounds, slices;
@@ -155,10 +149,7 @@ TEST_CASE("Hopper split-K: whole rounds of tiles, then the last round's tiles in
 }
 
 TEST_CASE("Hopper split-K: Tuned on decode and long-k shapes, with the plan's scratch", "[gpu][hopper][splitk]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels run on sm_90 only: not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   const bool q = gemm_test::quick();
   // (Decode turns around up to hopper.turned_narrow_max_m tokens in every layout, with B stored
   // transposed up to hopper.turned_max_m: 64x16 tiles, 16 of them for 1024 weight rows; 24 tokens
@@ -179,10 +170,7 @@ TEST_CASE("Hopper split-K: Tuned on decode and long-k shapes, with the plan's sc
 }
 
 TEST_CASE("Hopper split-K: bitwise the same from call to call, and through a CUDA graph", "[gpu][hopper][splitk]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels run on sm_90 only: not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   const int m = 64, n = 2048, k = 4096;  // (A row-major, B stored transposed: from 33 tokens not turned)
   REQUIRE(slices_of<Tuned::HopperDecode>(m, n, k) > 1);
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(m, n, k);
@@ -192,10 +180,7 @@ TEST_CASE("Hopper split-K: bitwise the same from call to call, and through a CUD
 }
 
 TEST_CASE("Hopper split-K: a fused epilogue applies once, to the complete sums", "[gpu][hopper][splitk][epilogue]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels run on sm_90 only: not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   using namespace epilogue_test;
   run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{16, 2048, 4096, 1.0, 0.5}, BiasKind::PerColumn});
   run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{48, 1024, 2048, 1.0, 0.0}, BiasKind::PerRow, true});
@@ -204,10 +189,7 @@ TEST_CASE("Hopper split-K: a fused epilogue applies once, to the complete sums",
 
 TEST_CASE("Hopper split-K: the separate fixup adds the slices as the last block does, bitwise",
           "[gpu][hopper][splitk]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels run on sm_90 only: not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   // 128x128 tiles in 6 slices, the partial tiles added by split_k_fixup_kernel (Separate) or by each
   // tile's last block: every case of one shape through the first, then both on the same inputs.
   using Separate = gemm::HopperPolicy<gemm::BlockTile<128, 128>, 6, gemm::PersistentProducerConsumer<2>,

@@ -28,10 +28,7 @@ Case nt(int m, int n, int k, double alpha = 1.0, double beta = 0.0, bool nan_c =
 }  // namespace
 
 TEST_CASE("turned-around Hopper kernel: every layout, ragged and misaligned, alpha, beta, NaN C", "[gpu][turned]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   // (PackMisalignedOperands: the standard cases' misaligned A and B are copied aligned first.)
   gemm_test::check_preset<Turned, bf16>();
   for (const Case& c : gemm_test::layout_cases()) {
@@ -44,10 +41,7 @@ TEST_CASE("turned-around Hopper kernel: every layout, ragged and misaligned, alp
 }
 
 TEST_CASE("turned-around Hopper kernel: a fused epilogue sees the caller's row and column", "[gpu][turned][epilogue]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   using namespace epilogue_test;
   for (const FusedCase& base : family_cases(1)) {
     for (int i = 0; i < 4; ++i) {
@@ -76,10 +70,7 @@ TEST_CASE("turned-around Hopper kernel: operands TMA cannot read are named as th
 }
 
 TEST_CASE("turned-around Hopper kernel: Tuned's decode composition, k split, bitwise repeatable", "[gpu][turned][splitk]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   const int max_m = gemm::rules_for(90).hopper.turned_max_m;
   const int decode_max_m = gemm::rules_for(90).decode.max_m;
   // Tuned takes it from the decode kernel's last token count to turned_max_m, B stored transposed.
@@ -116,10 +107,7 @@ TEST_CASE("turned-around Hopper kernel: Tuned's decode composition, k split, bit
 }
 
 TEST_CASE("turned-around Hopper kernel: Tuned on few-output calls of the other layouts", "[gpu][turned][splitk]") {
-  if (!gemm_test::is_sm90()) {
-    WARN("the Hopper kernels need sm_90 (TMA, wgmma): not run here");
-    return;
-  }
+  if (!gemm_test::hopper_runs_here()) return;
   const gemm::HopperRules& h = gemm::rules_for(90).hopper;
   const bool q = gemm_test::quick();
   int dev = 0, sms = 0;

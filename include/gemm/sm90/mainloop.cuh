@@ -8,6 +8,7 @@
 #include "../ptx/wgmma.cuh"
 #include "../types.cuh"
 #include "operand.cuh"
+#include "ring.cuh"
 #include "scheduler.cuh"
 
 namespace gemm::sm90 {
@@ -113,21 +114,6 @@ struct Stages {
     Shape::TileA::fill(a(s), args.A, args.lda, args.m, args.k, m0, kb * Shape::BK, t, threads);
     Shape::TileB::fill(b(s), args.B, args.ldb, args.n, args.k, n0, kb * Shape::BK, t, threads);
     ptx::fence_proxy_async();
-  }
-};
-
-// A ring position: which stage, and the parity of its current use.
-template <int kStages>
-struct RingPosition {
-  int stage = 0, phase = 0;
-  __device__ void advance() {
-    if (++stage == kStages) stage = 0, phase ^= 1;
-  }
-  // n stages on (the ring wraps n / kStages times or once more, each wrap flipping the parity).
-  __device__ void advance(int n) {
-    stage += n;
-    phase ^= (stage / kStages) & 1;
-    stage %= kStages;
   }
 };
 

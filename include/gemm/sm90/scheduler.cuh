@@ -21,6 +21,7 @@
 #include <type_traits>
 #include "../detail/batch.cuh"
 #include "../ptx/mbarrier.cuh"
+#include "ring.cuh"
 
 namespace gemm::sm90 {
 
@@ -42,12 +43,7 @@ struct UnitQueue {
   std::uint64_t* full = nullptr;
   std::uint64_t* empty = nullptr;
 };
-struct UnitCursor {
-  int slot = 0, phase = 0;
-  __device__ void advance() {
-    if (++slot == kUnitSlots) slot = 0, phase ^= 1;
-  }
-};
+using UnitCursor = RingPosition<kUnitSlots>;
 
 template <class Raster, bool kPersistent, bool kBatched>
 struct TileScheduler {
@@ -156,16 +152,16 @@ struct GroupedScheduler {
   }
 
   __device__ Work publish(Work w, UnitCursor& c) const {
-    ptx::mbarrier_wait(queue.empty + c.slot, c.phase ^ 1);  // (the first pass finds every slot free)
-    queue.slots[c.slot] = w;
-    ptx::mbarrier_arrive(queue.full + c.slot);
+    ptx::mbarrier_wait(queue.empty + c.stage, c.phase ^ 1);  // (the first pass finds every slot free)
+    queue.slots[c.stage] = w;
+    ptx::mbarrier_arrive(queue.full + c.stage);
     c.advance();
     return w;
   }
   __device__ Work receive(UnitCursor& c) const {
-    ptx::mbarrier_wait(queue.full + c.slot, c.phase);
-    const Work w = *static_cast<volatile int*>(queue.slots + c.slot);
-    ptx::mbarrier_arrive(queue.empty + c.slot);
+    ptx::mbarrier_wait(queue.full + c.stage, c.phase);
+    const Work w = *static_cast<volatile int*>(queue.slots + c.stage);
+    ptx::mbarrier_arrive(queue.empty + c.stage);
     c.advance();
     return w;
   }
