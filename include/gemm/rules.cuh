@@ -17,6 +17,10 @@ struct Rounds {
   constexpr bool reached(long long tiles, int sms) const {
     return tiles * den >= static_cast<long long>(num) * sms;
   }
+  // tiles <= num / den * sms: they take at most this many rounds.
+  constexpr bool within(long long tiles, int sms) const {
+    return tiles * den <= static_cast<long long>(num) * sms;
+  }
   std::string describe() const { return std::to_string(num) + "/" + std::to_string(den); }
 };
 
@@ -36,6 +40,14 @@ struct HopperRules {
   int turned_max_m = 32;           // 16-bit and tf32, B stored transposed: the call turned around to this m,
   int turned_narrow_max_m = 16;    // ... on 64x16 tiles up to this (64x32 beyond); 16-bit, other layouts up to
   Rounds turned_copied_tiles{1, 4};  // this m, A transposed from this many rounds of the weight's 64-row tiles
+  // 16-bit, B stored transposed, turned_wide_min_m to turned_wide_max_m tokens: turned around on 64x64
+  // tiles where the weight's 64-row tiles take at most turned_wide_tiles rounds of the SMs (one: a
+  // second round costs more than the 64x128 tile's half-empty rows; H200, 20 weights at 40-64 tokens,
+  // L2 rotated: a geometric mean of 1.10 of cuBLAS against 1.01; at 33 tokens 7 of 20 weights were
+  // slower, 4096 x 14336 by 15%, hence from 40).
+  int turned_wide_min_m = 40;
+  int turned_wide_max_m = 64;
+  Rounds turned_wide_tiles{1, 1};
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
   // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and
@@ -149,7 +161,9 @@ struct TuningRules {
            std::to_string(h.pingpong_half_round) + "/" + std::to_string(h.pingpong_full_round) +
            " of half rounds, decode tiles up to m " + std::to_string(h.decode_max_m) + ", turned around up to m " +
            std::to_string(h.turned_max_m) + " (64x16 tiles to m " + std::to_string(h.turned_narrow_max_m) +
-           "), 128x192 below " +
+           ") and on 64x64 tiles from m " + std::to_string(h.turned_wide_min_m) + " to " +
+           std::to_string(h.turned_wide_max_m) + " within " + h.turned_wide_tiles.describe() +
+           " rounds, 128x192 below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +

@@ -169,11 +169,16 @@ struct Tuned : Named<Tuned> {
   // 1.02-1.04, worst 0.83); at 1-8 the decode kernel leads or matches (1.11-1.23 against
   // 1.12-1.18). TF32 (the same harness): 64x16 1.04 at 1 token and
   // 1.27-1.29 at 4-16 against 0.86-1.11 for the 64x128 tile, 64x32 1.28-1.29 at 24-32 against 1.15.
+  //
+  // From hopper.turned_wide_min_m to turned_wide_max_m tokens (16-bit, B stored transposed), 64x64
+  // turned tiles where the weight's 64-row tiles take at most one round of the SMs (rules.cuh has
+  // the measurement): at 64 tokens a 6144-row weight makes 96 of them against 48 of 64x128.
   template <int BN>
   using HopperTurnedTile = HopperPolicy<BlockTile<64, BN>, 12, PersistentProducerConsumer<1>, SwizzledRaster<8>,
                                         TurnedRegisterEpilogue, PackMisalignedOperands, HopperSplitK<16, 4, 4>>;
   using HopperTurnedNarrow = HopperTurnedTile<16>;
   using HopperTurned = HopperTurnedTile<32>;
+  using HopperTurnedWide = HopperTurnedTile<64>;
   // A fused epilogue on Hopper (bias, activation), where 128x256 tiles make one to four waves (or
   // balance worse than 128x128 ones; hopper() has the rule): the consumers take turns, each owning
   // whole 128x128 tiles, so that one's epilogue math runs under the other's mainloop (bias + GELU
@@ -251,6 +256,8 @@ struct Tuned : Named<Tuned> {
            "turned around (16-bit: any layout up to turned_narrow_max_m, A transposed from turned_copied_tiles "
            "rounds): m <= hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() +
            "}, m <= hopper.turned_max_m {" + HopperTurned::parts() +
+           "}, 16-bit, m from turned_wide_min_m to turned_wide_max_m, the weight's 64-row tiles within "
+           "turned_wide_tiles rounds {" + HopperTurnedWide::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
            "(not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
            "in [pingpong_min_k, pingpong_max_k] {" +
@@ -281,6 +288,7 @@ struct Tuned : Named<Tuned> {
                        HopperMedium::smem_bytes<T>(),
                        HopperSmall::smem_bytes<T>(), HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
                        HopperTurnedNarrow::smem_bytes<T>(), HopperTurned::smem_bytes<T>(),
+                       HopperTurnedWide::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
     else
@@ -763,6 +771,16 @@ struct Tuned : Named<Tuned> {
     using detail::Pick;
     if constexpr (Args::kBatching == Batch::None && (is_16bit<T> || (L::a == Op::N && L::b == Op::T))) {
       const HopperRules& h = rules_for(dev.arch).hopper;
+      if constexpr (is_16bit<T> && L::a == Op::N && L::b == Op::T) {
+        if (dev.arch == 90 && args.m >= h.turned_wide_min_m && args.m <= h.turned_wide_max_m &&
+            h.turned_wide_tiles.within(detail::ceil_div(args.n, 64), dev.sms))
+          return visit(Pick<HopperTurnedWide, T>{}, "16-bit, sm_90, A row-major and B stored transposed, "
+                                                    "hopper.turned_wide_min_m to turned_wide_max_m tokens (decode) and "
+                                                    "the weight's 64-row tiles within turned_wide_tiles rounds: the "
+                                                    "call turned around (C^T = B A^T), 64 weight rows by 64 tokens "
+                                                    "per tile, 12 stages, k split where the tiles fill at most a "
+                                                    "quarter of the SMs");
+      }
       if (dev.arch != 90 || args.m > h.turned_max_m) return Status::UnsupportedArchitecture;
       if constexpr (!(L::a == Op::N && L::b == Op::T)) {
         if (args.m > h.turned_narrow_max_m) return Status::UnsupportedArchitecture;

@@ -6,7 +6,8 @@
 // against a weight stored transposed), k split across blocks and bitwise the same from call to call;
 // Tuned taking it up to hopper.turned_max_m tokens (16-bit past the decode kernel, TF32 from one) and
 // not beyond; 16-bit calls of the other layouts up to hopper.turned_narrow_max_m tokens (A transposed
-// where the weight's 64-row tiles fill hopper.turned_copied_tiles rounds).
+// where the weight's 64-row tiles fill hopper.turned_copied_tiles rounds); 64x64 tiles from
+// hopper.turned_wide_min_m to turned_wide_max_m tokens within a round of the SMs.
 #include "epilogue_check.cuh"
 
 namespace {
@@ -23,6 +24,23 @@ using Turned = gemm::HopperPolicy<gemm::BlockTile<64, 32>, 4, gemm::PersistentPr
 Case nt(int m, int n, int k, double alpha = 1.0, double beta = 0.0, bool nan_c = false, int pad_c = 0) {
   const int pad = (8 - k % 8) % 8;
   return Case{m, n, k, alpha, beta, pad, pad, pad_c, 0, 0, 0, nan_c}.with_ops(Op::N, Op::T);
+}
+
+// This device's SM count (the rules count tiles in rounds of it).
+int device_sms() {
+  int dev = 0, sms = 0;
+  CUDA_REQUIRE(cudaGetDevice(&dev));
+  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+// Tuned's composition here for an m x n x 4096 bf16 call of these layouts (tight rows; p: any
+// aligned device pointer).
+std::string composition_of(const bf16* p, Op op_a, Op op_b, int m, int n) {
+  const int k = 4096;
+  return gemm::plan<bf16>(op_a, op_b, m, n, k, 1.0f, p, op_a == Op::N ? k : m, p, op_b == Op::N ? n : k, 0.0f,
+                          const_cast<bf16*>(p), n)
+      .composition;
 }
 
 }  // namespace
@@ -75,11 +93,7 @@ TEST_CASE("turned-around Hopper kernel: Tuned's decode composition, k split, bit
   const int decode_max_m = gemm::rules_for(90).decode.max_m;
   // Tuned takes it from the decode kernel's last token count to turned_max_m, B stored transposed.
   gemm_test::DeviceBuffer<bf16> probe(1);
-  const auto composition = [&](int m, Op op_b) {
-    const int k = 4096, ldb = op_b == Op::T ? k : 4096;
-    return gemm::plan<bf16>(Op::N, op_b, m, 4096, k, 1.0f, probe.ptr, k, probe.ptr, ldb, 0.0f, probe.ptr, 4096)
-        .composition;
-  };
+  const auto composition = [&](int m, Op op_b) { return composition_of(probe.ptr, Op::N, op_b, m, 4096); };
   CHECK(composition(decode_max_m + 1, Op::T).find("TurnedRegisterEpilogue") != std::string::npos);
   CHECK(composition(max_m, Op::T).find("TurnedRegisterEpilogue") != std::string::npos);
   CHECK(composition(max_m + 1, Op::T).find("TurnedRegisterEpilogue") == std::string::npos);
@@ -110,15 +124,10 @@ TEST_CASE("turned-around Hopper kernel: Tuned on few-output calls of the other l
   if (!gemm_test::hopper_runs_here()) return;
   const gemm::HopperRules& h = gemm::rules_for(90).hopper;
   const bool q = gemm_test::quick();
-  int dev = 0, sms = 0;
-  CUDA_REQUIRE(cudaGetDevice(&dev));
-  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int sms = device_sms();
   gemm_test::DeviceBuffer<bf16> probe(1);
   const auto turned = [&](Op op_a, Op op_b, int m, int n) {
-    const int k = 4096;
-    return gemm::plan<bf16>(op_a, op_b, m, n, k, 1.0f, probe.ptr, op_a == Op::N ? k : m, probe.ptr,
-                            op_b == Op::N ? n : k, 0.0f, probe.ptr, n)
-               .composition.find("TurnedRegisterEpilogue") != std::string::npos;
+    return composition_of(probe.ptr, op_a, op_b, m, n).find("TurnedRegisterEpilogue") != std::string::npos;
   };
   // Weight gradients with few outputs (a router's experts, a LoRA's rank) and decode with the weight
   // stored k x n: 1 to turned_narrow_max_m rows of C, ragged n and k, padded rows, alpha, beta, NaN C
@@ -138,4 +147,36 @@ TEST_CASE("turned-around Hopper kernel: Tuned on few-output calls of the other l
     gemm_test::run_case<Tuned, bf16>(Case{h.turned_narrow_max_m + 1, 2200, 1000, 1.0, 0.5}.with_ops(op_a, op_b));
   }
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(16, 1024, 8192);  // (row-major: turned, k split)
+}
+
+TEST_CASE("turned-around Hopper kernel: Tuned's 64x64 tiles at 40 to 64 tokens", "[gpu][turned][splitk]") {
+  if (!gemm_test::hopper_runs_here()) return;
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  const bool q = gemm_test::quick();
+  const int sms = device_sms();
+  gemm_test::DeviceBuffer<bf16> probe(1);
+  const auto wide = [&](int m, int n) {
+    const std::string c = composition_of(probe.ptr, Op::N, Op::T, m, n);
+    return c.find("BlockTile<64,64>") != std::string::npos && c.find("TurnedRegisterEpilogue") != std::string::npos;
+  };
+  CHECK(wide(h.turned_wide_min_m, 6144));
+  CHECK(wide(h.turned_wide_max_m, 64 * sms));
+  CHECK(!wide(h.turned_wide_max_m, 64 * sms + 1));
+  CHECK(!wide(h.turned_wide_min_m - 1, 6144));
+  CHECK(!wide(h.turned_wide_max_m + 1, 6144));
+  // Ragged tokens, weight rows (a last tile of 1 to 63 rows) and k, padded rows, alpha, beta, NaN C
+  // under beta = 0, misaligned A (copied aligned first); 1024 rows: 16 tiles, k split across blocks.
+  for (int m : {h.turned_wide_min_m, 47, h.turned_wide_max_m}) {
+    INFO("m " << m);
+    gemm_test::run_case<Tuned, bf16>(nt(m, q ? 1000 : 6144, q ? 512 : 4096, 1.0, 0.0, true));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 1024, q ? 2048 : 8192, -0.5, 1.0, false, 3));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 1001, 1000 + 8, 1.5, -0.75));
+    gemm_test::run_case<Tuned, bf16>(Case{m, 2049, 1000, 1.0, 0.0, 1, 8, 0, 3, 0, 0, true}.with_ops(Op::N, Op::T));
+    gemm_test::run_case<Tuned, __half, float>(nt(m, 3000, 520, -0.5, 1.0, false, 1));
+  }
+  gemm_test::run_case<Tuned, bf16>(nt(56, 4095, 0, 1.0, 0.5));  // k = 0: C = beta C
+  // The column-major entry point reaches the row-major core as A row-major, B transposed.
+  gemm_test::run_case<Tuned, bf16>(nt(48, 1001, 2048, 1.0, 0.5).with_ops(Op::N, Op::T, true));
+  gemm_test::check_bitwise_repeatable<Tuned, bf16>(48, 1024, 8192);  // (k split)
+  gemm_test::check_bitwise_repeatable<Tuned, bf16>(64, 6144, 4096);
 }

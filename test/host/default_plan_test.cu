@@ -618,6 +618,37 @@ TEST_CASE("the default plan turns decode calls around on Hopper", "[host][plan]"
   CHECK(has(plan_nn<bf16>(kH100, 4, 4096, 4098, Op::N, Op::T).composition, "TurnedRegisterEpilogue"));
 }
 
+// 16-bit, B stored transposed, turned_wide_min_m to turned_wide_max_m tokens: turned around on 64x64
+// tiles while the weight's 64-row tiles take at most turned_wide_tiles rounds (one: 132 tiles on an
+// H100, 78 on an H20); the 64x128 tile outside that.
+TEST_CASE("the default plan turns 40 to 64 tokens around on 64x64 tiles within a round", "[host][plan]") {
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  const gemm::Target kH20{90, 78, 227 * 1024};
+  const auto wide = [](const gemm::Target& t, int m, int n, Op op_a = Op::N, Op op_b = Op::T) {
+    const std::string c = plan_nn<bf16>(t, m, n, 4096, op_a, op_b).composition;
+    return has(c, "BlockTile<64,64>") && has(c, "TurnedRegisterEpilogue");
+  };
+  for (const int m : {h.turned_wide_min_m, 48, h.turned_wide_max_m}) {
+    CHECK(wide(kH100, m, 6144));      // 96 tiles
+    CHECK(wide(kH100, m, 132 * 64));  // one round
+    CHECK(!wide(kH100, m, 132 * 64 + 1));
+    CHECK(wide(kH20, m, 78 * 64));
+    CHECK(!wide(kH20, m, 78 * 64 + 1));
+    CHECK(!wide(kH100, m, 6144, Op::N, Op::N));  // B row-major: not measured, the 64x128 tile
+    CHECK(!wide(kH100, m, 6144, Op::T, Op::T));
+  }
+  CHECK(!wide(kH100, h.turned_wide_min_m - 1, 6144));
+  CHECK(has(plan_nn<bf16>(kH100, h.turned_wide_min_m - 1, 6144, 4096, Op::N, Op::T).composition, "BlockTile<64,128>"));
+  CHECK(!wide(kH100, h.turned_wide_max_m + 1, 6144));
+  CHECK(has(plan_nn<bf16>(kH100, h.turned_wide_max_m + 1, 132 * 64 + 1, 4096, Op::N, Op::T).composition,
+            "BlockTile<64,128>"));
+  CHECK(!wide(kA100, 48, 6144));  // no wgmma
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 48, 6144, 4096, Op::N, Op::T).composition,
+            "BlockTile<64,64>"));
+  CHECK(!has(plan_nn<gemm::tf32>(kH100, 48, 6144, 4096, Op::N, Op::T).composition, "Turned"));  // 16-bit only
+  CHECK(has(plan_nn<bf16>(kH100, 48, 6144, 4096, Op::N, Op::T).reason, "turned_wide_tiles"));
+}
+
 TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read on mma.sync", "[host][plan]") {
   const int max_k = gemm::rules_for(90).hopper.unstaged_max_k;
   const int short_max_k = gemm::rules_for(90).hopper.short_k_max_k;
