@@ -127,6 +127,24 @@ inline bool hopper_runs_here() {
   return false;
 }
 
+// This device's SM count (Tuned's rules count tiles in rounds of it).
+inline int device_sms() {
+  int dev = 0, sms = 0;
+  CUDA_REQUIRE(cudaGetDevice(&dev));
+  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+// Tuned's composition on this device for an m x n x k call of T with these layouts and tight rows
+// (p: any aligned device pointer; gemm::plan reads no data).
+template <class T>
+std::string tuned_composition(const gemm::storage_t<T>* p, gemm::Op op_a, gemm::Op op_b, int m, int n, int k) {
+  using gemm::Op;
+  return gemm::plan<T>(op_a, op_b, m, n, k, 1.0f, p, op_a == Op::N ? k : m, p, op_b == Op::N ? n : k, 0.0f,
+                       const_cast<gemm::storage_t<T>*>(p), n)
+      .composition;
+}
+
 inline std::mt19937_64& rng() {
   static std::mt19937_64 engine(std::random_device{}());
   return engine;

@@ -489,9 +489,7 @@ TEST_CASE("FP8: the last round of tiles split along k, block scales", "[gpu][fp8
   if (!fp8_runs_here()) return;
   using S = Tuned::HopperMedium::Shape<E4M3>;
   const int m = 1024, n = 2176, k = 52 * 128 + 72;  // (a ragged last k block)
-  int dev = 0, sms = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  const int sms = gemm_test::device_sms();
   const gemm::HopperKSlices cut = Tuned::HopperMedium::KSplit::cut(
       gemm::detail::ceil_div(m, S::BM) * gemm::detail::ceil_div(n, S::BN), static_cast<int>(gemm::detail::ceil_div(k, S::BK)), sms);
   INFO("HopperMedium's cut on " << sms << " SMs: " << cut.whole << " whole tiles, then slices of " << cut.splits);
@@ -525,8 +523,7 @@ TEST_CASE("FP8 never promoted: 128x256 tiles in Tuned and preset::Persistent; pr
   if (!fp8_runs_here()) return;
   using Persistent = gemm::preset::Persistent;
   const Case wide = Case{1100, 4200, 600, -0.5, 0.0, 0, 0, 3, 0, 0, 0, true}.with_ops(Op::N, Op::T);
-  int sms = 0;
-  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const int sms = gemm_test::device_sms();
   for (ScaleMode mode : {ScaleMode::Tensor, ScaleMode::Rowwise}) {
     Problem<E4M3, bf16> p(wide, mode, ScaleValues::Random);
     const Case& c = p.c;

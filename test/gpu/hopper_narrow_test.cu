@@ -49,14 +49,11 @@ TEST_CASE("128x96 Hopper tiles: a fused epilogue", "[gpu][narrow][epilogue]") {
 
 TEST_CASE("128x96 Hopper tiles: Tuned takes them where they balance the rounds", "[gpu][narrow]") {
   if (!gemm_test::hopper_runs_here()) return;
-  int dev = 0, sms = 0;
-  CUDA_REQUIRE(cudaGetDevice(&dev));
-  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int sms = gemm_test::device_sms();
   gemm_test::DeviceBuffer<bf16> probe(1);
   const auto narrow = [&](Op op_a, Op op_b, int m, int n, int k) {
-    return gemm::plan<bf16>(op_a, op_b, m, n, k, 1.0f, probe.ptr, op_a == Op::N ? k : m, probe.ptr,
-                            op_b == Op::N ? n : k, 0.0f, probe.ptr, n)
-               .composition.find("BlockTile<128,96>") != std::string::npos;
+    return gemm_test::tuned_composition<bf16>(probe.ptr, op_a, op_b, m, n, k).find("BlockTile<128,96>") !=
+           std::string::npos;
   };
   // 16 x 8 = 128 tiles of 128x96 fill a round of 132 SMs (H100, H200 SXM); 96 of 128x128 fill 73%.
   // On other SM counts the rule may choose otherwise: the calls are checked either way.

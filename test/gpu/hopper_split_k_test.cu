@@ -14,12 +14,7 @@ using gemm_test::Case;
 using Tuned = gemm::preset::Tuned;
 using bf16 = __nv_bfloat16;
 
-int device_sms() {
-  int dev = 0, sms = 0;
-  cudaGetDevice(&dev);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  return sms;
-}
+using gemm_test::device_sms;
 
 // Slices per tile the composition takes for a single m x n x k product on this GPU.
 template <class P>

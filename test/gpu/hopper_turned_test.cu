@@ -26,21 +26,9 @@ Case nt(int m, int n, int k, double alpha = 1.0, double beta = 0.0, bool nan_c =
   return Case{m, n, k, alpha, beta, pad, pad, pad_c, 0, 0, 0, nan_c}.with_ops(Op::N, Op::T);
 }
 
-// This device's SM count (the rules count tiles in rounds of it).
-int device_sms() {
-  int dev = 0, sms = 0;
-  CUDA_REQUIRE(cudaGetDevice(&dev));
-  CUDA_REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return sms;
-}
-
-// Tuned's composition here for an m x n x 4096 bf16 call of these layouts (tight rows; p: any
-// aligned device pointer).
+// Tuned's composition here for an m x n x 4096 bf16 call of these layouts.
 std::string composition_of(const bf16* p, Op op_a, Op op_b, int m, int n) {
-  const int k = 4096;
-  return gemm::plan<bf16>(op_a, op_b, m, n, k, 1.0f, p, op_a == Op::N ? k : m, p, op_b == Op::N ? n : k, 0.0f,
-                          const_cast<bf16*>(p), n)
-      .composition;
+  return gemm_test::tuned_composition<bf16>(p, op_a, op_b, m, n, 4096);
 }
 
 }  // namespace
@@ -124,7 +112,7 @@ TEST_CASE("turned-around Hopper kernel: Tuned on few-output calls of the other l
   if (!gemm_test::hopper_runs_here()) return;
   const gemm::HopperRules& h = gemm::rules_for(90).hopper;
   const bool q = gemm_test::quick();
-  const int sms = device_sms();
+  const int sms = gemm_test::device_sms();
   gemm_test::DeviceBuffer<bf16> probe(1);
   const auto turned = [&](Op op_a, Op op_b, int m, int n) {
     return composition_of(probe.ptr, op_a, op_b, m, n).find("TurnedRegisterEpilogue") != std::string::npos;
@@ -153,7 +141,7 @@ TEST_CASE("turned-around Hopper kernel: Tuned's 64x64 tiles at 40 to 64 tokens",
   if (!gemm_test::hopper_runs_here()) return;
   const gemm::HopperRules& h = gemm::rules_for(90).hopper;
   const bool q = gemm_test::quick();
-  const int sms = device_sms();
+  const int sms = gemm_test::device_sms();
   gemm_test::DeviceBuffer<bf16> probe(1);
   const auto wide = [&](int m, int n) {
     const std::string c = composition_of(probe.ptr, Op::N, Op::T, m, n);
