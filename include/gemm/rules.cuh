@@ -48,6 +48,16 @@ struct HopperRules {
   int turned_wide_min_m = 40;
   int turned_wide_max_m = 64;
   Rounds turned_wide_tiles{1, 1};
+  // 16-bit, B stored transposed, up to decode.max_m tokens with rows TMA can read: turned around on
+  // 64x16 tiles instead of the decode kernel where the weight's 64-row tiles take more than
+  // turned_few_above and at most turned_few_within rounds of the SMs. There one round of deep TMA
+  // pipelines streams the weight faster than the decode kernel's blocks of 16 rows, whose last round
+  // is uneven (5120 rows: 320 blocks, 2.4 rounds); with fewer tiles the decode kernel's k slices, with
+  // more its many blocks keep ahead (H200, 20 weights at 1, 2, 4 and 8 tokens, L2 rotated: a
+  // geometric mean of 1.10-1.12 of cuBLAS against 1.07-1.09 at 1-4 tokens, 1.05 against 1.00 at 8;
+  // worst 0.87-0.92 against 0.81-0.85).
+  Rounds turned_few_above{1, 4};
+  Rounds turned_few_within{1, 1};
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
   // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and
@@ -163,7 +173,8 @@ struct TuningRules {
            std::to_string(h.turned_max_m) + " (64x16 tiles to m " + std::to_string(h.turned_narrow_max_m) +
            ") and on 64x64 tiles from m " + std::to_string(h.turned_wide_min_m) + " to " +
            std::to_string(h.turned_wide_max_m) + " within " + h.turned_wide_tiles.describe() +
-           " rounds, 128x192 below " +
+           " rounds, and over the decode kernel's tokens above " + h.turned_few_above.describe() + " within " +
+           h.turned_few_within.describe() + " rounds, 128x192 below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +

@@ -252,9 +252,10 @@ struct Tuned : Named<Tuned> {
            "rounds, or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
            "where they fill at most a quarter of the SMs {" +
            HopperSmall::parts() + "}, single products with m <= 128 (not tf32x3) {" + HopperDecode::parts() +
-           "}, 16-bit (past the decode kernel) and tf32 single products with A row-major, B stored transposed, "
-           "turned around (16-bit: any layout up to turned_narrow_max_m, A transposed from turned_copied_tiles "
-           "rounds): m <= hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() +
+           "}, 16-bit (past the decode kernel, or over it where the weight's 64-row tiles take more than "
+           "turned_few_above and at most turned_few_within rounds) and tf32 single products with A row-major, B "
+           "stored transposed, turned around (16-bit: any layout up to turned_narrow_max_m, A transposed from "
+           "turned_copied_tiles rounds): m <= hopper.turned_narrow_max_m {" + HopperTurnedNarrow::parts() +
            "}, m <= hopper.turned_max_m {" + HopperTurned::parts() +
            "}, 16-bit, m from turned_wide_min_m to turned_wide_max_m, the weight's 64-row tiles within "
            "turned_wide_tiles rounds {" + HopperTurnedWide::parts() +
@@ -343,11 +344,15 @@ struct Tuned : Named<Tuned> {
         const DecodeRules& r = rules_for(dev.arch).decode;
         if (dev.arch >= 80 && Decode::serves(args) && Decode::tokens(args) <= r.max_m) {
           if constexpr (L::b == Op::T) {
-            const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, B stored transposed, at most decode.max_m "
-                                                       "tokens (m, or else n) against a K-major weight with rows of "
-                                                       "8-byte multiples (decode): mma.sync, the weight's rows on its 16-row "
-                                                       "side, 16-byte loads into fragments, warps along k");
-            if (!try_another(s)) return s;
+            // (Turned around on 64x16 tiles instead where turned_over_decode: turned_decode below.)
+            if (!turned_over_decode(args, dev)) {
+              const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, B stored transposed, at most decode.max_m "
+                                                         "tokens (m, or else n) against a K-major weight with rows of "
+                                                         "8-byte multiples (decode): mma.sync, the weight's rows on "
+                                                         "its 16-row side, 16-byte loads into fragments, warps along "
+                                                         "k");
+              if (!try_another(s)) return s;
+            }
           } else {
             // The tokens are B's columns (2-byte loads, which L1 serves while B is small), or A's rows
             // are not 16-byte aligned, which the wgmma tiles would first copy whole (H200, 8561 x 4 x
@@ -766,6 +771,19 @@ struct Tuned : Named<Tuned> {
   // only K-major: HopperPolicy::kNarrowB), which pays where the weight's 64-row tiles fill
   // hopper.turned_copied_tiles rounds of the SMs (16 x 1024 x 8192 TN: 16 tiles, 0.79 against 0.85).
   // UnsupportedArchitecture (try another) otherwise.
+  // Where a few tokens (A's m rows, B stored transposed) run turned around on 64x16 tiles instead of
+  // the decode kernel: sm_90, rows TMA can read (no copies first), and the weight's 64-row tiles more
+  // than hopper.turned_few_above and within hopper.turned_few_within rounds of the SMs. turned_decode
+  // then takes the call (m <= decode.max_m <= turned_narrow_max_m).
+  template <class Args>
+  static bool turned_over_decode(const Args& args, const detail::DeviceInfo& dev) {
+    const HopperRules& h = rules_for(dev.arch).hopper;
+    const long long tiles = detail::ceil_div(args.n, 64);
+    return dev.arch == 90 && args.m <= rules_for(dev.arch).decode.max_m && args.m <= h.turned_narrow_max_m &&
+           detail::a_aligned(args, 16) && detail::b_aligned(args, 16) && !h.turned_few_above.within(tiles, dev.sms) &&
+           h.turned_few_within.within(tiles, dev.sms);
+  }
+
   template <class T, class L, class Args, class Visit>
   static Status turned_decode(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
@@ -790,7 +808,9 @@ struct Tuned : Named<Tuned> {
       if (args.m <= h.turned_narrow_max_m)
         return visit(Pick<HopperTurnedNarrow, T>{}, "16-bit or tf32, sm_90, A row-major and B stored transposed (16-bit: "
                                                     "any layout, A transposed where the weight's 64-row tiles fill "
-                                                    "hopper.turned_copied_tiles rounds), m <= "
+                                                    "hopper.turned_copied_tiles rounds; up to decode.max_m tokens "
+                                                    "where they take more than turned_few_above and at most "
+                                                    "turned_few_within rounds), m <= "
                                                     "hopper.turned_narrow_max_m tokens (decode): the call turned "
                                                     "around (C^T = B A^T), 64 weight rows by 16 tokens per tile, 12 "
                                                     "stages, k split where the tiles fill at most a quarter of the "

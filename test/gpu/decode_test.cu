@@ -117,11 +117,12 @@ TEST_CASE("decode kernel: a fused epilogue; Tuned takes the kernel for a few tok
   run_fused<Decode, bf16, bf16, act::ReLU, float, Entries::Every>({nt(3, 40, 16384, -1.0, 1.0),
                                                                   BiasKind::PerColumn});  // k sliced
   // Tuned: m up to decode.max_m with A row-major and B transposed; not m beyond it, not another layout.
+  // (A weight of 28672 rows: on Hopper a weight whose 64-row tiles take more than a quarter round of
+  // the SMs and at most one turns around instead, hopper_turned_test.cu.)
   gemm_test::DeviceBuffer<bf16> probe(1);
   const auto composition = [&](int m, Op op_b) {
-    const int k = 4096, ldb = op_b == Op::T ? k : 4096;
-    return gemm::plan<bf16>(Op::N, op_b, m, 4096, k, 1.0f, probe.ptr, k, probe.ptr, ldb, 0.0f, probe.ptr, 4096)
-        .composition;
+    const int k = 4096, n = 28672, ldb = op_b == Op::T ? k : n;
+    return gemm::plan<bf16>(Op::N, op_b, m, n, k, 1.0f, probe.ptr, k, probe.ptr, ldb, 0.0f, probe.ptr, n).composition;
   };
   const int max_m = gemm::rules_for(90).decode.max_m;
   CHECK(composition(1, Op::T).find("DecodePolicy") != std::string::npos);
@@ -129,7 +130,7 @@ TEST_CASE("decode kernel: a fused epilogue; Tuned takes the kernel for a few tok
   CHECK(composition(max_m + 1, Op::T).find("DecodePolicy") == std::string::npos);
   CHECK(composition(4, Op::N).find("DecodePolicy") == std::string::npos);  // 4 x 4096 x 4096, B row-major
   for (int m : {1, 4, max_m}) {
-    gemm_test::run_case<Tuned, bf16>(nt(m, 6144, 4096, 1.0, 0.0, true));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 9000, 4096, 1.0, 0.0, true));  // 141 tiles of 64 rows
     gemm_test::run_case<Tuned, __half, float>(nt(m, 1000, 2048, 0.5, 1.0).with_ops(Op::N, Op::T, true));
   }
 }

@@ -7,7 +7,9 @@
 // Tuned taking it up to hopper.turned_max_m tokens (16-bit past the decode kernel, TF32 from one) and
 // not beyond; 16-bit calls of the other layouts up to hopper.turned_narrow_max_m tokens (A transposed
 // where the weight's 64-row tiles fill hopper.turned_copied_tiles rounds); 64x64 tiles from
-// hopper.turned_wide_min_m to turned_wide_max_m tokens within a round of the SMs.
+// hopper.turned_wide_min_m to turned_wide_max_m tokens within a round of the SMs; 64x16 tiles over
+// the decode kernel's 1 to decode.max_m tokens where the weight's tiles take more than a quarter round
+// and at most one (hopper.turned_few_above, turned_few_within).
 #include "epilogue_check.cuh"
 
 namespace {
@@ -167,4 +169,47 @@ TEST_CASE("turned-around Hopper kernel: Tuned's 64x64 tiles at 40 to 64 tokens",
   gemm_test::run_case<Tuned, bf16>(nt(48, 1001, 2048, 1.0, 0.5).with_ops(Op::N, Op::T, true));
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(48, 1024, 8192);  // (k split)
   gemm_test::check_bitwise_repeatable<Tuned, bf16>(64, 6144, 4096);
+}
+
+TEST_CASE("turned-around Hopper kernel: Tuned's 64x16 tiles over the decode kernel at 1 to 8 tokens",
+          "[gpu][turned][decode]") {
+  if (!gemm_test::hopper_runs_here()) return;
+  const int max_m = gemm::rules_for(90).decode.max_m;
+  const bool q = gemm_test::quick();
+  const int sms = gemm_test::device_sms();
+  gemm_test::DeviceBuffer<bf16> probe(1);
+  const auto turned = [&](int m, int n) {
+    const std::string c = composition_of(probe.ptr, Op::N, Op::T, m, n);
+    return c.find("BlockTile<64,16>") != std::string::npos && c.find("TurnedRegisterEpilogue") != std::string::npos;
+  };
+  const auto decode = [&](int m, int n) {
+    return composition_of(probe.ptr, Op::N, Op::T, m, n).find("DecodePolicy") != std::string::npos;
+  };
+  // The rule's edges on this device: more than a quarter of a round of 64-row tiles, at most one.
+  const int quarter = sms / 4;  // tiles within a quarter round: 4 x tiles <= sms
+  CHECK(decode(1, 64 * quarter));
+  CHECK(turned(1, 64 * quarter + 64));
+  CHECK(turned(max_m, 64 * sms));
+  CHECK(decode(max_m, 64 * sms + 1));
+  // Ragged tokens, weight rows (a last tile of 1 to 63 rows) and k, padded rows, alpha, beta, NaN C
+  // under beta = 0; A's rows 8 bytes off 16 (the decode kernel: TMA would copy A first), and A of any
+  // alignment (the turned tiles on an aligned copy: the decode kernel reads 8-byte pieces).
+  for (int m : {1, 3, max_m}) {
+    INFO("m " << m);
+    CHECK(turned(m, 6144));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 6144, q ? 1024 : 4096, 1.0, 0.0, true));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 64 * quarter + 65, 1000 + 8, 1.5, -0.75, false, 3));
+    gemm_test::run_case<Tuned, bf16>(nt(m, 64 * sms - 7, q ? 520 : 2056, -0.5, 1.0));
+    gemm_test::run_case<Tuned, bf16>(Case{m, 4001, 1000, 1.0, 0.0, 4, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T));
+    gemm_test::run_case<Tuned, bf16>(Case{m, 4001, 1000, 1.0, 0.0, 1, 8, 0, 3, 0, 0, true}.with_ops(Op::N, Op::T));
+    gemm_test::run_case<Tuned, __half, float>(nt(m, 3000, 520, -0.5, 1.0, false, 1));
+  }
+  {
+    const std::string c = gemm_test::tuned_composition<bf16>(probe.ptr, Op::N, Op::T, 4, 4001, 1000 + 4);
+    CHECK(c.find("DecodePolicy") != std::string::npos);  // (rows of 2008 bytes)
+  }
+  gemm_test::run_case<Tuned, bf16>(nt(5, 4095, 0, 1.0, 0.5));  // k = 0: C = beta C
+  // The column-major entry point reaches the row-major core as A row-major, B transposed.
+  gemm_test::run_case<Tuned, bf16>(nt(2, 5001, 2048, 1.0, 0.5).with_ops(Op::N, Op::T, true));
+  gemm_test::check_bitwise_repeatable<Tuned, bf16>(4, 6144, 4096);
 }

@@ -649,6 +649,38 @@ TEST_CASE("the default plan turns 40 to 64 tokens around on 64x64 tiles within a
   CHECK(has(plan_nn<bf16>(kH100, 48, 6144, 4096, Op::N, Op::T).reason, "turned_wide_tiles"));
 }
 
+// 16-bit, B stored transposed, up to decode.max_m tokens: turned around on 64x16 tiles over the decode
+// kernel where the weight's 64-row tiles take more than turned_few_above (a quarter: 33 tiles on an
+// H100, 19.5 on an H20) and at most turned_few_within rounds (one), with rows TMA can read.
+TEST_CASE("the default plan turns a few tokens around over the decode kernel within a round", "[host][plan]") {
+  const int max_m = gemm::rules_for(90).decode.max_m;
+  const gemm::Target kH20{90, 78, 227 * 1024};
+  const auto turned = [](const gemm::Target& t, int m, int n, int k = 4096) {
+    const std::string c = plan_nn<bf16>(t, m, n, k, Op::N, Op::T).composition;
+    return has(c, "BlockTile<64,16>") && has(c, "TurnedRegisterEpilogue");
+  };
+  const auto decode = [](const gemm::Target& t, int m, int n, int k = 4096) {
+    return has(plan_nn<bf16>(t, m, n, k, Op::N, Op::T).composition, "DecodePolicy<");
+  };
+  for (const int m : {1, 4, max_m}) {
+    CHECK(turned(kH100, m, 6144));           // 96 tiles
+    CHECK(turned(kH100, m, 33 * 64 + 1));    // 34: more than a quarter of 132
+    CHECK(decode(kH100, m, 33 * 64));        // 33: a quarter
+    CHECK(turned(kH100, m, 132 * 64));       // one round
+    CHECK(decode(kH100, m, 132 * 64 + 1));
+    CHECK(turned(kH20, m, 20 * 64));         // 20 tiles: more than 78 / 4
+    CHECK(decode(kH20, m, 19 * 64));
+    CHECK(turned(kH20, m, 78 * 64));
+    CHECK(decode(kH20, m, 78 * 64 + 1));
+    CHECK(decode(kA100, m, 6144));           // no wgmma
+    CHECK(decode(kH100, m, 6144, 4100));     // rows of 8200 bytes: TMA would copy them first
+  }
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 2, 6144, 4096, Op::N, Op::T).composition,
+            "TurnedRegisterEpilogue"));
+  CHECK(has(plan_nn<bf16>(kH100, 4, 6144, 4096, Op::N, Op::T).reason, "turned_few_within"));
+  CHECK(has(gemm::rules_for(90).describe(), "over the decode kernel's tokens above 1/4 within 1/1 rounds"));
+}
+
 TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read on mma.sync", "[host][plan]") {
   const int max_k = gemm::rules_for(90).hopper.unstaged_max_k;
   const int short_max_k = gemm::rules_for(90).hopper.short_k_max_k;
@@ -696,16 +728,19 @@ TEST_CASE("the default plan runs 16-bit calls of a few k with rows TMA cannot re
 TEST_CASE("the default plan takes the decode kernel for a few tokens against a transposed weight", "[host][plan]") {
   const gemm::Target kH20{90, 78, 227 * 1024};
   const int max_m = gemm::rules_for(90).decode.max_m;
-  // m <= decode.max_m, A row-major, B stored transposed, 16-byte rows: on every sm_80+ GPU.
+  // m <= decode.max_m, A row-major, B stored transposed, 16-byte rows: on every sm_80+ GPU (on Hopper
+  // outside the weights turned around over it: 28672 rows are 448 tiles of 64, past a round).
   for (const gemm::Target& t : {kH100, kA100, kL40, kH20}) {
-    const gemm::Plan p = plan_nn<bf16>(t, 4, 4096, 4096, Op::N, Op::T);
+    const gemm::Plan p = plan_nn<bf16>(t, 4, 28672, 4096, Op::N, Op::T);
     CHECK(has(p.composition, "DecodePolicy<"));
     CHECK(has(p.reason, "decode"));
-    CHECK(p.workspace_bytes == 0);  // 256 blocks of 16 warps: no k slices
-    CHECK(has(plan_nn<bf16>(t, max_m, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
-    CHECK(!has(plan_nn<bf16>(t, max_m + 1, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+    CHECK(p.workspace_bytes == 0);  // 1792 blocks of 4 warps: no k slices
+    CHECK(has(plan_nn<bf16>(t, max_m, 28672, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+    CHECK(!has(plan_nn<bf16>(t, max_m + 1, 28672, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
   }
-  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 1, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+  CHECK(has(plan_nn<bf16>(kA100, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 1, 28672, 4096, Op::N, Op::T).composition,
+            "DecodePolicy<"));
   CHECK(!has(plan_nn<bf16>(kT4, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));  // no mma.sync
   CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4096).composition, "DecodePolicy<"));               // B row-major
   CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4096, Op::T, Op::T).composition, "DecodePolicy<"));  // A transposed
