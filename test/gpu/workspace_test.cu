@@ -2,7 +2,7 @@
 // rows not 16-byte aligned):
 // from the stream-ordered pool or from a caller's buffer (gemm::CallerWorkspace), sized by
 // gemm::plan, refused before any launch when too small, the same after CUDA graph capture, and not
-// growing over repeated calls.
+// growing over repeated calls. The copy kernel itself: rows short and long, in one launch.
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -260,5 +260,63 @@ TEST_CASE("fp32 alignment copies take a caller's workspace, and run uncopied whe
     const Result uncopied = run();
     CHECK(uncopied.launches == 1);  // the GEMM alone, on the caller's rows
     CHECK(uncopied.bits == pooled.bits);
+  }
+}
+
+// The copy that stages operands (detail::copy_rows): a warp per row where rows are short, blocks per
+// span of a row where they are long, both kinds in one launch; every element of every row lands
+// where it belongs, and nothing past a row's end (the padding TMA never reads) is written.
+TEST_CASE("operand copies: short and long rows in one launch, each element once, no padding written",
+          "[gpu][workspace]") {
+  using gemm::detail::RowCopy;
+  struct Part {
+    int rows, cols, ld_src, src_offset;
+  };
+  // (1 x 51 x 2450's two operands; one-element rows; rows of exactly a warp's loads and one more;
+  // row counts not a multiple of a block's rows; rows of one, two and three spans; an empty copy.)
+  const std::pair<Part, Part> cases[] = {
+      {{2450, 51, 51, 0}, {1, 2450, 2450, 0}}, {{7, 1, 3, 1}, {9, 256, 259, 0}},
+      {{17, 257, 300, 3}, {1000, 2049, 2051, 1}}, {{3, 4097, 4099, 0}, {0, 0, 0, 0}},
+      {{0, 0, 0, 0}, {33, 255, 255, 5}},       {{4101, 8, 9, 0}, {5, 6144, 6147, 2}}};
+  gemm::detail::DeviceInfo dev;
+  REQUIRE(gemm::detail::query_device(dev) == gemm::Status::Success);
+  for (const auto& [p1, p2] : cases) {
+    INFO(p1.rows << " x " << p1.cols << " and " << p2.rows << " x " << p2.cols);
+    const auto ld_dst = [](const Part& p) { return (p.cols + 7) / 8 * 8 + 8; };  // 16-byte rows, a padding
+    const auto src_count = [](const Part& p) { return static_cast<size_t>(p.rows) * p.ld_src + p.src_offset + 1; };
+    const auto dst_count = [&](const Part& p) { return static_cast<size_t>(p.rows) * ld_dst(p) + 1; };
+    gemm_test::DeviceBuffer<unsigned short> s1(src_count(p1)), s2(src_count(p2)), d1(dst_count(p1)),
+        d2(dst_count(p2));
+    std::vector<unsigned short> h1(s1.count), h2(s2.count);
+    for (size_t i = 0; i < h1.size(); ++i) h1[i] = static_cast<unsigned short>(i * 2654435761u >> 7);
+    for (size_t i = 0; i < h2.size(); ++i) h2[i] = static_cast<unsigned short>(i * 40503u + 17);
+    gemm_test::upload(s1, h1);
+    gemm_test::upload(s2, h2);
+    CUDA_REQUIRE(cudaMemset(d1.ptr, 0xff, d1.count * sizeof(unsigned short)));
+    CUDA_REQUIRE(cudaMemset(d2.ptr, 0xff, d2.count * sizeof(unsigned short)));
+    const gemm::detail::RowCopies<unsigned short> copies{
+        RowCopy<unsigned short>{s1.ptr + p1.src_offset, p1.ld_src, p1.rows, p1.cols, d1.ptr, ld_dst(p1)},
+        RowCopy<unsigned short>{s2.ptr + p2.src_offset, p2.ld_src, p2.rows, p2.cols, d2.ptr, ld_dst(p2)}};
+    REQUIRE(gemm::detail::copy_rows(copies, dev, 0) == gemm::Status::Success);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    const auto check = [&](const Part& p, const std::vector<unsigned short>& src,
+                           gemm_test::DeviceBuffer<unsigned short>& d) {
+      std::vector<unsigned short> got(d.count);
+      CUDA_REQUIRE(cudaMemcpy(got.data(), d.ptr, got.size() * sizeof(unsigned short), cudaMemcpyDeviceToHost));
+      long long wrong = 0, padding_written = 0;
+      for (int r = 0; r < p.rows; ++r)
+        for (int c = 0; c < ld_dst(p); ++c) {
+          const unsigned short v = got[static_cast<size_t>(r) * ld_dst(p) + c];
+          if (c < p.cols)
+            wrong += v != src[static_cast<size_t>(r) * p.ld_src + p.src_offset + c];
+          else
+            padding_written += v != 0xffff;
+        }
+      CHECK(wrong == 0);
+      CHECK(padding_written == 0);
+      CHECK(got.back() == 0xffff);  // past the last row
+    };
+    check(p1, h1, d1);
+    check(p2, h2, d2);
   }
 }

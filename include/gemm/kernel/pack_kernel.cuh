@@ -31,45 +31,75 @@ struct RowCopies {
   RowCopy<T> first, second;
 };
 
-// A block copies kRowSpan consecutive elements of one row (blockIdx.x: which span, the grid's y
-// and z: which row), neighbouring threads on neighbouring elements: a warp's loads and stores each
-// cover 32 consecutive elements whatever the alignment of either row. Each thread loads all its
-// elements before storing any, so that kCopyUnroll loads are in flight. No division per element:
-// the first version, a thread per 16-byte destination piece found by 64-bit division, ran at a
-// fraction of copy bandwidth (4096 x 4097 bf16: the C round trip cost more than the multiply).
+// Long rows: a block copies kRowSpan consecutive elements of one row, neighbouring threads on
+// neighbouring elements: a warp's loads and stores each cover 32 consecutive elements whatever the
+// alignment of either row. Each thread loads all its elements before storing any, so that
+// kCopyUnroll loads are in flight. No division per element: the first version, a thread per 16-byte
+// destination piece found by 64-bit division, ran at a fraction of copy bandwidth (4096 x 4097 bf16:
+// the C round trip cost more than the multiply).
+// Short rows (at most kShortRow elements, a warp's loads in flight): a warp per row, kRowsPerBlock
+// rows a block. A block per row left most of its threads idle, and the blocks of a tall operand of
+// short rows took longer than the multiply (1 x 51 x 2450 bf16: 2450 rows of 51, 6 us).
 inline constexpr int kCopyThreads = 256, kCopyUnroll = 8, kRowSpan = kCopyThreads * kCopyUnroll;
+inline constexpr int kShortRow = 32 * kCopyUnroll, kRowsPerBlock = kCopyThreads / 32;
 
+// A copy's rows of blocks along the grid's y and z: groups of kRowsPerBlock short rows, else rows; and
+// its blocks along x: one, else a row's spans.
 template <class T>
-__global__ void __launch_bounds__(kCopyThreads) copy_rows_kernel(const RowCopies<T> copies) {
-  long long r = batch_index();
-  const bool in_first = r < copies.first.rows;
-  if (!in_first) r -= copies.first.rows;
-  const RowCopy<T> job = in_first ? copies.first : copies.second;
-  if (r >= job.rows) return;
-  const int c0 = static_cast<int>(blockIdx.x) * kRowSpan + static_cast<int>(threadIdx.x);
-  if (c0 >= job.cols) return;
-  const T* s = job.src + r * job.ld_src;
-  T* d = job.dst + r * job.ld_dst;
+__host__ __device__ inline long long copy_units(const RowCopy<T>& c) {
+  if (c.rows <= 0 || c.cols <= 0) return 0;
+  return c.cols <= kShortRow ? (static_cast<long long>(c.rows) + kRowsPerBlock - 1) / kRowsPerBlock : c.rows;
+}
+template <class T>
+inline int copy_spans(const RowCopy<T>& c) {
+  return c.rows <= 0 || c.cols <= kShortRow ? 1 : (c.cols + kRowSpan - 1) / kRowSpan;
+}
+
+// Elements c0 + u * step (u < kCopyUnroll) of a row that lie before cols: all loaded, then stored.
+template <class T, int kStep>
+__device__ __forceinline__ void copy_row_part(const T* s, T* d, int c0, int cols) {
   T v[kCopyUnroll];
 #pragma unroll
   for (int u = 0; u < kCopyUnroll; ++u) {
-    const int c = c0 + u * kCopyThreads;
-    if (c < job.cols) v[u] = s[c];
+    const int c = c0 + u * kStep;
+    if (c < cols) v[u] = s[c];
   }
 #pragma unroll
   for (int u = 0; u < kCopyUnroll; ++u) {
-    const int c = c0 + u * kCopyThreads;
-    if (c < job.cols) d[c] = v[u];
+    const int c = c0 + u * kStep;
+    if (c < cols) d[c] = v[u];
   }
+}
+
+// The grid's y and z number the first copy's units, then the second's; x the spans of a long row
+// (the short rows' blocks past x = 0 have nothing to do).
+template <class T>
+__global__ void __launch_bounds__(kCopyThreads) copy_rows_kernel(const RowCopies<T> copies) {
+  long long w = batch_index();
+  const long long first_units = copy_units(copies.first);
+  const bool in_first = w < first_units;
+  if (!in_first) w -= first_units;
+  const RowCopy<T> job = in_first ? copies.first : copies.second;
+  const bool short_rows = job.cols <= kShortRow;
+  if (short_rows && blockIdx.x != 0) return;
+  const long long r = short_rows ? w * kRowsPerBlock + static_cast<int>(threadIdx.x) / 32 : w;
+  const int c0 = short_rows ? static_cast<int>(threadIdx.x) % 32
+                            : static_cast<int>(blockIdx.x) * kRowSpan + static_cast<int>(threadIdx.x);
+  if (r >= job.rows || c0 >= job.cols) return;
+  const T* s = job.src + r * job.ld_src;
+  T* d = job.dst + r * job.ld_dst;
+  if (short_rows)
+    copy_row_part<T, 32>(s, d, c0, job.cols);
+  else
+    copy_row_part<T, kCopyThreads>(s, d, c0, job.cols);
 }
 
 template <class T>
 Status copy_rows(const RowCopies<T>& copies, const DeviceInfo& dev, cudaStream_t stream) {
-  const long long rows = static_cast<long long>(copies.first.rows) + copies.second.rows;
-  const int cols = std::max(copies.first.cols, copies.second.cols);
-  if (rows <= 0 || cols <= 0) return Status::Success;
-  return launch_kernel<&copy_rows_kernel<T>>(Grid(ceil_div(cols, kRowSpan), rows), kCopyThreads, 0, stream, dev,
-                                             copies);
+  const long long units = copy_units(copies.first) + copy_units(copies.second);
+  if (units <= 0) return Status::Success;
+  return launch_kernel<&copy_rows_kernel<T>>(Grid(std::max(copy_spans(copies.first), copy_spans(copies.second)), units),
+                                             kCopyThreads, 0, stream, dev, copies);
 }
 
 template <class T>
