@@ -761,16 +761,6 @@ struct Tuned : Named<Tuned> {
     return visit(detail::Pick<Small, T, Where>{}, why_small);
   }
 
-  // Decode turned around on sm_90 (HopperTurnedNarrow, HopperTurned): a single product with A
-  // row-major, B stored transposed and m <= hopper.turned_max_m (16-bit calls reach it past the
-  // decode kernel's tokens), or, 16-bit, any other layout up to hopper.turned_narrow_max_m tokens
-  // (a weight gradient's few outputs: a router's 8 experts, a LoRA's rank; the 64-row tiles then
-  // sweep the other operand where 64x128 ones spent their rows on the m side: H200, 8 x 4096 x 4096
-  // TN 0.87 of cuBLAS against 0.70, 8 x 4096 x 65536 0.92 against 0.72, TT 0.88 against 0.71, NN
-  // 1.02 against 0.89). With A transposed the tokens are copied K-major first (a narrow B tile reads
-  // only K-major: HopperPolicy::kNarrowB), which pays where the weight's 64-row tiles fill
-  // hopper.turned_copied_tiles rounds of the SMs (16 x 1024 x 8192 TN: 16 tiles, 0.79 against 0.85).
-  // UnsupportedArchitecture (try another) otherwise.
   // Where a few tokens (A's m rows, B stored transposed) run turned around on 64x16 tiles instead of
   // the decode kernel: sm_90, rows TMA can read (no copies first), and the weight's 64-row tiles more
   // than hopper.turned_few_above and within hopper.turned_few_within rounds of the SMs. turned_decode
@@ -784,6 +774,16 @@ struct Tuned : Named<Tuned> {
            h.turned_few_within.within(tiles, dev.sms);
   }
 
+  // Decode turned around on sm_90 (HopperTurnedNarrow, HopperTurned): a single product with A
+  // row-major, B stored transposed and m <= hopper.turned_max_m (16-bit calls reach it past the
+  // decode kernel's tokens), or, 16-bit, any other layout up to hopper.turned_narrow_max_m tokens
+  // (a weight gradient's few outputs: a router's 8 experts, a LoRA's rank; the 64-row tiles then
+  // sweep the other operand where 64x128 ones spent their rows on the m side: H200, 8 x 4096 x 4096
+  // TN 0.87 of cuBLAS against 0.70, 8 x 4096 x 65536 0.92 against 0.72, TT 0.88 against 0.71, NN
+  // 1.02 against 0.89). With A transposed the tokens are copied K-major first (a narrow B tile reads
+  // only K-major: HopperPolicy::kNarrowB), which pays where the weight's 64-row tiles fill
+  // hopper.turned_copied_tiles rounds of the SMs (16 x 1024 x 8192 TN: 16 tiles, 0.79 against 0.85).
+  // UnsupportedArchitecture (try another) otherwise.
   template <class T, class L, class Args, class Visit>
   static Status turned_decode(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
