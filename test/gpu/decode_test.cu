@@ -121,14 +121,13 @@ TEST_CASE("decode kernel: a fused epilogue; Tuned takes the kernel for a few tok
   // the SMs and at most one turns around instead, hopper_turned_test.cu.)
   gemm_test::DeviceBuffer<bf16> probe(1);
   const auto composition = [&](int m, Op op_b) {
-    const int k = 4096, n = 28672, ldb = op_b == Op::T ? k : n;
-    return gemm::plan<bf16>(Op::N, op_b, m, n, k, 1.0f, probe.ptr, k, probe.ptr, ldb, 0.0f, probe.ptr, n).composition;
+    return gemm_test::tuned_composition<bf16>(probe.ptr, Op::N, op_b, m, 28672, 4096);
   };
   const int max_m = gemm::rules_for(90).decode.max_m;
   CHECK(composition(1, Op::T).find("DecodePolicy") != std::string::npos);
   CHECK(composition(max_m, Op::T).find("DecodePolicy") != std::string::npos);
   CHECK(composition(max_m + 1, Op::T).find("DecodePolicy") == std::string::npos);
-  CHECK(composition(4, Op::N).find("DecodePolicy") == std::string::npos);  // 4 x 4096 x 4096, B row-major
+  CHECK(composition(4, Op::N).find("DecodePolicy") == std::string::npos);  // 4 x 28672 x 4096, B row-major
   for (int m : {1, 4, max_m}) {
     gemm_test::run_case<Tuned, bf16>(nt(m, 9000, 4096, 1.0, 0.0, true));  // 141 tiles of 64 rows
     gemm_test::run_case<Tuned, __half, float>(nt(m, 1000, 2048, 0.5, 1.0).with_ops(Op::N, Op::T, true));
