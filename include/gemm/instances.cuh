@@ -17,8 +17,13 @@
 // The arguments are the math type T, C's type and the policy (a name without commas: a using-alias
 // for a composition with several template arguments). One pair covers every entry point without an
 // epilogue, since they all end in detail::run: gemm::gemm (row-major and with ops),
-// gemm::blas::gemm, the strided and pointer-array batched calls, and gemm::host's multiplies. A fused
-// call compiles its own kernels (each activation and bias type is an instantiation of its own).
+// gemm::blas::gemm, the strided and pointer-array batched calls, and gemm::host's multiplies.
+//
+// A fused call compiles kernels of its own (each activation and bias type is an instantiation of its
+// own). GEMM_FUSED_EXTERN / GEMM_FUSED_INSTANTIATE(T, Out, Policy, Act, Bias) do the same for the
+// row-major fused entry point, gemm::gemm<T, Policy>(m, n, k, ..., C, ldc, Epilogue<Out, Act, Bias>):
+//
+//   GEMM_FUSED_INSTANTIATE(__nv_bfloat16, __nv_bfloat16, gemm::preset::Tuned, gemm::act::GeluTanh, float)
 //
 // GEMM_INSTANTIATE is GEMM_INSTANTIATE_SINGLE + _STRIDED + _POINTERS; a build that wants them to
 // compile in parallel can put the three in three files. The file that instantiates must see the
@@ -57,3 +62,12 @@ using RowMajorOps = Ops<Op::N, Op::N>;  // the row-major entry point's layouts, 
   GEMM_INSTANTIATE_SINGLE(T, Out, Policy)    \
   GEMM_INSTANTIATE_STRIDED(T, Out, Policy)   \
   GEMM_INSTANTIATE_POINTERS(T, Out, Policy)
+
+// The row-major fused entry point (gemm::gemm with an Epilogue<Out, Act, Bias>, no ops, no scales).
+#define GEMM_DETAIL_FUSED(prefix, T, Out, Policy, Act, Bias)                                              \
+  namespace gemm::detail {                                                                                \
+  prefix template Status run_fused<T, Policy, RowMajorOps, false, Out, Act, Bias, NoScales>(              \
+      GemmArgs<storage_t<T>, Out>, const Epilogue<Out, Act, Bias>&, cudaStream_t, const NoScales&);      \
+  }
+#define GEMM_FUSED_EXTERN(T, Out, Policy, Act, Bias) GEMM_DETAIL_FUSED(extern, T, Out, Policy, Act, Bias)
+#define GEMM_FUSED_INSTANTIATE(T, Out, Policy, Act, Bias) GEMM_DETAIL_FUSED(, T, Out, Policy, Act, Bias)

@@ -5,7 +5,12 @@
 // may change, nor C when D is distinct.
 #include <cmath>
 #include <vector>
+#include <gemm/instances.cuh>
 #include "check.cuh"
+
+// Tuned's fused bf16 GELU call with a float bias, which several test files run, is compiled once
+// (common/fused_instances.cu) and declared here.
+GEMM_FUSED_EXTERN(__nv_bfloat16, __nv_bfloat16, ::gemm::preset::Tuned, ::gemm::act::GeluTanh, float)
 
 namespace epilogue_test {
 

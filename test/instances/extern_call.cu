@@ -5,6 +5,7 @@
 
 #ifdef GEMM_TEST_EXTERN
 GEMM_EXTERN(float, float, gemm::preset::Naive)
+GEMM_FUSED_EXTERN(float, float, gemm::preset::Naive, gemm::act::ReLU, float)
 #endif
 
 int call_every_entry_point(const float* a, const float* b, float* c, const float* const* pa, const float* const* pb,
@@ -19,5 +20,7 @@ int call_every_entry_point(const float* a, const float* b, float* c, const float
                                                    2) != gemm::Status::Success;
   failures += gemm::gemm_batched<float, P>(Op::N, Op::N, 4, 4, 4, 1.0f, pa, 4, pb, 4, 0.0f, pc, 4, 2) !=
               gemm::Status::Success;
+  const gemm::Epilogue<float, gemm::act::ReLU, float> relu{c, 4};  // the row-major fused entry point
+  failures += gemm::gemm<float, P>(4, 4, 4, 1.0f, a, 4, b, 4, 0.0f, c, 4, relu) != gemm::Status::Success;
   return failures;
 }
