@@ -5,7 +5,7 @@
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
 //   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small |
-//              --narrow] [--shape MxNxK ...]
+//              --narrow | --few-rows] [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
 // them as the table's fields (rules.cuh): 128x256, 128x192 and 128x128 with B row-major, 128x96
 // against 128x128 with B stored transposed (the only layout 128x96 runs in).
@@ -22,6 +22,11 @@
 // --small: small calls with rows TMA cannot read (odd k or n), A row-major and B either way, bf16:
 // the wgmma tiles Tuned picks from on sm_90 (which stage such rows in aligned copies first) beside
 // the mma.sync compositions it runs where wgmma cannot (one launch, element loads for odd rows).
+// --few-rows: 1-8 rows of C against a row-major B whose rows TMA cannot read (odd n or k), bf16 NN,
+// with A and B in L2 and read from HBM (calls rotating through copies of them): the CUDA-core kernel
+// of a few rows (FewRowsPolicy, one launch) with and without k slices in clusters,
+// beside mma.sync on element loads and Tuned as it decides without it: what
+// HopperRules::few_rows_max_m and few_rows_max_m2k are fitted to.
 // --narrow: 16-128 tokens against a weight stored transposed, and forward shapes with short k, bf16
 // NT: the 64-row wgmma tile Tuned runs for decode beside narrower ones (64x64, 64x32: twice and four
 // times the blocks over the same weight), the 128-row tiles, and the ping-pong schedule (one
@@ -110,14 +115,23 @@ struct Audit {
   int reps = 11;
   std::string md;
   std::vector<double> regrets;
+  bool cold = false;  // calls rotate through copies of A and B that together pass L2: read from HBM
   static constexpr gemm::Op op_b = kOpB;
 
   // Runs one shape: candidate i's time in ms (infinite if it failed or was wrong).
   template <class... P>
   void shape(const Shape& s, cublasHandle_t h) {
     const int m = s.m, n = s.n, k = s.k;
-    T* A = random_buffer<T>(size_t(m) * k, 11u);
-    T* B = random_buffer<T>(size_t(k) * n, 12u);
+    const size_t ab_bytes = (size_t(m) * k + size_t(k) * n) * sizeof(T);
+    const size_t copies = cold ? std::max<size_t>(1, std::min<size_t>(1024, (size_t(256) << 20) / ab_bytes)) : 1;
+    std::vector<T*> As, Bs;
+    for (size_t c = 0; c < copies; ++c) {
+      As.push_back(random_buffer<T>(size_t(m) * k, 11u + unsigned(c)));
+      Bs.push_back(random_buffer<T>(size_t(k) * n, 12u + unsigned(c)));
+    }
+    size_t turn = 0;  // the copy the next call reads (copy 0 for the calls whose C is checked)
+    T* A = As[0];
+    T* B = Bs[0];
     Out* C = nullptr;
     CHECK_CUDA(cudaMalloc(&C, size_t(m) * n * sizeof(Out)));
     // cuBLAS's C^T = B^T A^T (column-major), the reference and the time beside ours.
@@ -126,11 +140,13 @@ struct Audit {
     const int ldb = bt ? k : n;
     const auto cublas = [&] {
       const cudaDataType_t dt = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_16BF;
-      cublasGemmEx(h, bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, dt, ldb, A, dt, k, &zero, C, dt, n,
-                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      const size_t c = turn++ % copies;
+      cublasGemmEx(h, bt ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, Bs[c], dt, ldb, As[c], dt, k, &zero,
+                   C, dt, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     };
     const double t_cublas = ms_per_call(cublas, reps);
     std::vector<Out> ref(size_t(m) * n), got(ref.size());
+    turn = 0;
     cublas();
     CHECK_CUDA(cudaMemcpy(ref.data(), C, ref.size() * sizeof(Out), cudaMemcpyDeviceToHost));
     double scale = 0;
@@ -145,10 +161,12 @@ struct Audit {
       // The layouts as compile-time constants (the library's own entry with them), so that each
       // candidate compiles for the one layout its audit runs, not for all four.
       const auto call = [&] {
+        const size_t c = turn++ % copies;
         return gemm::detail::run<T, Policy, gemm::detail::Ops<gemm::Op::N, kOpB>, Out>(
-            {m, n, k, 1.f, A, k, B, ldb, 0.f, C, n, gemm::Op::N, kOpB}, cudaStream_t{});
+            {m, n, k, 1.f, As[c], k, Bs[c], ldb, 0.f, C, n, gemm::Op::N, kOpB}, cudaStream_t{});
       };
       CHECK_CUDA(cudaMemset(C, 0xff, size_t(m) * n * sizeof(Out)));
+      turn = 0;
       bool ok = call() == gemm::Status::Success;
       CHECK_CUDA(cudaDeviceSynchronize());
       CHECK_CUDA(cudaMemcpy(got.data(), C, got.size() * sizeof(Out), cudaMemcpyDeviceToHost));
@@ -172,7 +190,8 @@ struct Audit {
     row += buf;
     std::fputs(row.c_str(), stderr);
     md += row;
-    cudaFree(A), cudaFree(B), cudaFree(C);
+    for (size_t c = 0; c < copies; ++c) cudaFree(As[c]), cudaFree(Bs[c]);
+    cudaFree(C);
   }
 
   template <class... P>
@@ -250,7 +269,7 @@ int main(int argc, char** argv) {
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
   bool bf16_only = false, fp32_only = false, splits = false, tail = false, fit_only = false, decode = false;
-  bool small = false, narrow = false, short_k = false;
+  bool small = false, narrow = false, short_k = false, few_rows = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -263,6 +282,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--small")) small = true;
     if (!std::strcmp(argv[i], "--narrow")) narrow = true;
     if (!std::strcmp(argv[i], "--short-k")) short_k = true;
+    if (!std::strcmp(argv[i], "--few-rows")) few_rows = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -344,6 +364,24 @@ int main(int argc, char** argv) {
                                only.empty() ? fwd : only, reps};
     f.run<Tuned::Hopper, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall, Tuned::HopperPingPong>(h);
     md += f.md;
+  } else if (few_rows) {
+    std::vector<Shape> grid;
+    for (int m : {1, 2, 4, 8})
+      for (const Shape& s : std::vector<Shape>{{0, 51, 2450},    {0, 378, 163},     {0, 1753, 163},  {0, 4282, 108},
+                                               {0, 30, 3595},    {0, 89, 2786},     {0, 8191, 127},  {0, 1023, 4099},
+                                               {0, 4097, 4095},  {0, 11003, 1021},  {0, 2049, 8191}, {0, 16383, 4095}})
+        grid.push_back({m, s.n, s.k});
+    using gemm::FewRowsPolicy;
+    const std::vector<const char*> names = {"w32 l4", "w32 l4 s8", "w32 l8 s8", "w16 l8 s8", "mma.sync misaligned",
+                                            "Tuned"};
+    Audit<bf16> fr{"bf16 NN few rows, L2", names, only.empty() ? grid : only, reps};
+    fr.run<FewRowsPolicy<8, 32, 4, 1>, FewRowsPolicy<8, 32, 4, 8>, FewRowsPolicy<8, 32, 8, 8>,
+           FewRowsPolicy<8, 16, 8, 8>, Tuned::MmaMisaligned, Tuned>(h);
+    Audit<bf16> cold{"bf16 NN few rows, HBM", names, only.empty() ? grid : only, reps};
+    cold.cold = true;
+    cold.run<FewRowsPolicy<8, 32, 4, 1>, FewRowsPolicy<8, 32, 4, 8>, FewRowsPolicy<8, 32, 8, 8>,
+             FewRowsPolicy<8, 16, 8, 8>, Tuned::MmaMisaligned, Tuned>(h);
+    md += fr.md + cold.md;
   } else if (small) {
     // Small and misaligned calls (the shape space's random class where Tuned trails cuBLAS most: odd
     // k or n, so rows TMA cannot read, and little work per call), A row-major, B either way: Tuned
@@ -411,7 +449,7 @@ int main(int argc, char** argv) {
     bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
   }
-  if (!bf16_only && !splits && !tail && !fit_only && !decode && !small && !narrow && !short_k) {
+  if (!bf16_only && !splits && !tail && !fit_only && !decode && !small && !narrow && !short_k && !few_rows) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

@@ -4,6 +4,7 @@
 //   TiledPolicy<TileShape, ThreadMap, Loader, SmemLayout, Pipeline, Math, Epilogue, Raster, KSplit, Targets>
 //   DirectPolicy<Mapping>                 (no shared memory: the tutorials' first two kernels)
 //   ShortKPolicy<MaxK, Rows>              (k of at most MaxK: bound by writing C)
+//   FewRowsPolicy<Rows, Warps>            (m of at most Rows: bound by reading B)
 //
 // Name a policy by deriving from it and from Named<Self>:
 //   struct MyPolicy : gemm::TiledPolicy<...>, gemm::Named<MyPolicy> {
@@ -15,6 +16,7 @@
 #include <type_traits>
 #include "detail/launch.cuh"
 #include "kernel/direct_kernel.cuh"
+#include "kernel/few_rows_kernel.cuh"
 #include "kernel/scale_kernel.cuh"
 #include "kernel/short_k_kernel.cuh"
 #include "kernel/tiled_kernel.cuh"
@@ -97,6 +99,75 @@ struct ShortKPolicy {
     const long long blocks = detail::ceil_div(args.m, Rows) * detail::ceil_div(args.n, kThreads);
     return detail::launch_kernel<&detail::short_k_kernel<Args, MaxK, Rows, kThreads>>(
         detail::Grid(blocks, args.batch), kThreads, 0, stream, dev, args);
+  }
+};
+
+// An m of at most Rows on CUDA cores (kernel/few_rows_kernel.cuh): bf16 and fp16 converted to float
+// as they are loaded, any alignment and layout; each block 64 columns of C over the whole of k, its
+// Warps along k, each with Loads rows of B in flight (the kernel for m rounded up to a power of two).
+// Such a call is bound by reading B: fast where B's rows run along n (B row-major) and m and k are
+// not both large (rules.cuh: hopper.few_rows_max_m2k). A larger m is refused before any launch
+// (UnsupportedShape).
+//
+// MaxSlices > 1: on sm_90, where the spans of 64 columns fill fewer than half the SMs, k is cut into
+// as many slices as fill them (at most MaxSlices, at least kFewRowsMinSlice k each), the slices of a
+// span the blocks of one thread block cluster, which adds their sums in rank order (the kernel).
+template <int Rows = 8, int Warps = 32, int Loads = 4, int MaxSlices = 8>
+struct FewRowsPolicy {
+  static_assert(Rows >= 1 && Rows <= 16, "FewRowsPolicy: Rows (the most rows of C it serves) must be 1 to 16: each "
+                                         "thread holds two columns of every row in registers.");
+  static_assert(Warps >= 1 && Warps <= 32, "FewRowsPolicy: Warps (along k, per block) must be 1 to 32.");
+  static_assert(Loads >= 1 && Loads <= 16, "FewRowsPolicy: Loads (rows of B a warp loads before using them) must "
+                                           "be 1 to 16.");
+  static_assert(MaxSlices >= 1 && MaxSlices <= 8, "FewRowsPolicy: MaxSlices (k slices of a span, the blocks of one "
+                                                  "cluster) must be 1 to 8, the portable cluster size.");
+  static constexpr int kMinArch = 0;
+  static const char* name() { return "FewRowsPolicy"; }
+  static std::string parts() {
+    return detail::templated("Rows", Rows) + ", " + detail::templated("Warps", Warps) + ", " +
+           detail::templated("Loads", Loads) + ", " + detail::templated("MaxSlices", MaxSlices) + ", " +
+           std::to_string(detail::kFewRowsCols) + " columns per block, warps along k";
+  }
+
+  template <class T, class Out>
+  static constexpr bool kServes = is_16bit<T> && is_supported_output<T, Out>;
+
+  template <class T>
+  static int smem_bytes() { return 0; }  // (static shared memory only)
+
+  template <class T, class Args>
+  static Status check_alignment(const Args&) { return Status::Success; }
+
+  template <class T, class Layouts, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if (args.m > Rows) return Status::UnsupportedShape;
+    return launch_rows<1>(args, dev, stream);
+  }
+
+ private:
+  // The kernel for m rounded up to a power of two (its rows past m are zeros).
+  template <int R, class Args>
+  static Status launch_rows(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if constexpr (R < Rows) {
+      if (args.m > R) return launch_rows<2 * R < Rows ? 2 * R : Rows>(args, dev, stream);
+    }
+    using S = typename Args::Scalar;
+    const long long spans = detail::ceil_div(args.n, detail::kFewRowsCols);
+    const int slices = k_slices(spans, args.k, dev);
+    const int chunk = detail::few_rows_chunk(R, detail::ceil_div(args.k, slices), sizeof(S));
+    const int smem = std::max(R * chunk, (Warps + R) * detail::kFewRowsCols) * static_cast<int>(sizeof(S));
+    return detail::launch_kernel_in_clusters<&detail::few_rows_kernel<Args, R, Warps, Loads>>(
+        false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps, smem, stream, dev, args, chunk, slices);
+  }
+
+  // k slices per span of 64 columns: 1, or on sm_90 where the spans fill fewer than half the SMs, as
+  // many as fill them within MaxSlices and kFewRowsMinSlice k each.
+  static int k_slices(long long spans, int k, const detail::DeviceInfo& dev) {
+    if (MaxSlices == 1 || dev.arch < 90 || 2 * spans >= dev.sms) return 1;
+    long long s = dev.sms / spans;
+    if (s > MaxSlices) s = MaxSlices;
+    if (s > k / detail::kFewRowsMinSlice) s = k / detail::kFewRowsMinSlice;
+    return s > 1 ? static_cast<int>(s) : 1;
   }
 };
 

@@ -109,6 +109,17 @@ struct HopperRules {
   // Hopper kernel (4096^2 x 8: 0.59 against 1.03).
   int short_k_max_k = 16;
   long long short_k_max_c = 1LL << 25;
+  // A few rows of C against a row-major B (k x n) whose rows TMA cannot read, m <= few_rows_max_m
+  // and m^2 k <= few_rows_max_m2k: on CUDA cores (FewRowsPolicy: one launch, 64-byte loads along B's
+  // rows, 32 warps along k, k in slices of a cluster where the columns make few blocks), instead of
+  // mma.sync or the aligned copies for the wgmma tiles. Fitted to tools/plan_audit.cu --few-rows on
+  // an H200, B read from HBM: 1 x 51 x 2450 7.7 us against 22.6 without slices and 15-16 on the
+  // copies (cuBLAS 7.2), 1 x 2049 x 8191 27.1 against 53.9, 2 x 4097 x 4095 23.8 against 35.3, 4 x
+  // 51 x 2450 11.2 against 15.5, 8 x 4282 x 108 6.8 against 8.6 (mma.sync); behind where m and k
+  // are both large (8 x 11003 x 1021 35.0 against 23.3, 8 x 1023 x 4099 32.2 against 24.8, 4 x 2049
+  // x 8191 60.4 against 54.0): each B element costs m FMAs a thread, and a block's share of k grows.
+  int few_rows_max_m = 8;
+  long long few_rows_max_m2k = 49152;
 };
 
 // The decode kernel (bf16, fp16 on sm_80+: mma/decode_policy.cuh) for a few tokens against a weight.
@@ -184,7 +195,8 @@ struct TuningRules {
            ", rows TMA cannot read on CUDA cores to k " + std::to_string(h.short_k_max_k) + " and " +
            detail::power_of_two(h.short_k_max_c) + " elements of C, on mma.sync to k " +
            std::to_string(h.unstaged_max_k) + " and " + detail::power_of_two(h.unstaged_max_flops) +
-           " flops; fp32 large tiles from " +
+           " flops, a few rows on CUDA cores to m " + std::to_string(h.few_rows_max_m) + " and m^2 k " +
+           std::to_string(h.few_rows_max_m2k) + "; fp32 large tiles from " +
            c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
            ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +

@@ -212,6 +212,11 @@ struct Tuned : Named<Tuned> {
   // apart): bound by writing C, which CUDA cores do in one launch with element loads; 32 rows of C
   // by 256 columns per block.
   using ShortK = ShortKPolicy<16, 32>;
+  // bf16 and fp16 with a few rows of C against a row-major B whose rows TMA cannot read (1 x 51 x
+  // 2450): bound by reading B once, which CUDA cores do in one launch, 64 columns per block, 32 warps
+  // along k with 4 rows of B in flight each, k in up to 8 slices of a cluster where the columns make
+  // few blocks, instead of two aligned copies, the wgmma tiles and their k split's fixup.
+  using FewRows = FewRowsPolicy<8, 32, 4, 8>;
   // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
   // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
   // 4 warps of 64x32 spilled registers on the copies' addresses). Dmma's 4
@@ -266,6 +271,8 @@ struct Tuned : Named<Tuned> {
            Mma::parts() + "}, fewer {" + MmaSmall::parts() +
            "}; on sm_90 single 16-bit products with rows TMA cannot read, k <= short_k_max_k and m n <= "
            "short_k_max_c {" + ShortK::parts() +
+           "}; on sm_90 single 16-bit products with m <= few_rows_max_m, m^2 k <= few_rows_max_m2k and a row-major "
+           "B whose rows TMA cannot read {" + FewRows::parts() +
            "}; sm_80+, other rows, and on sm_90 small single 16-bit products with rows TMA cannot read (k <= "
            "unstaged_max_k, 2 m n k <= unstaged_max_flops) {" +
            MmaMisaligned::parts() +
@@ -382,6 +389,19 @@ struct Tuned : Named<Tuned> {
                                                      "cores, bound by writing C (element loads and stores, one "
                                                      "launch)");
           if (!try_another(s)) return s;
+        }
+        // (B's rows along n: a few rows of C read them as they lie. Where only A's are misaligned the
+        // wgmma tiles copy just A's few rows and read B by TMA.)
+        if constexpr (L::b == Op::N) {
+          if (dev.arch == 90 && args.m <= r.few_rows_max_m &&
+              static_cast<long long>(args.m) * args.m * args.k <= r.few_rows_max_m2k && !detail::b_aligned(args, 16)) {
+            const Status s = visit(Pick<FewRows, T>{}, "16-bit, sm_90, m <= hopper.few_rows_max_m and m^2 k <= "
+                                                        "hopper.few_rows_max_m2k against a row-major B whose rows "
+                                                        "TMA cannot read: CUDA cores, bound by reading B (loads along "
+                                                        "its rows, warps along k, k slices in clusters where the "
+                                                        "columns make few blocks; one launch)");
+            if (!try_another(s)) return s;
+          }
         }
         if (dev.arch == 90 && args.k <= r.unstaged_max_k &&
             2.0 * args.m * args.n * args.k <= static_cast<double>(r.unstaged_max_flops) && !tma_rows) {

@@ -1,9 +1,11 @@
-// ShortKPolicy (kernel/short_k_kernel.cuh): a k of a few elements on CUDA cores, any alignment and
-// layout. The preset cases (ragged, padded and misaligned, alpha, beta, NaN C under beta = 0, k = 0,
-// every layout and the column-major entry point) with k cut to what it serves, for float, double,
-// bf16 and fp16 (C in the input type or float); tiles of C cut by both edges; a longer k refused
-// before any launch; Tuned taking it on sm_90 for 16-bit rows TMA cannot read up to
-// hopper.short_k_max_k and short_k_max_c, a fused epilogue included.
+// The small calls' CUDA-core kernels, any alignment and layout. ShortKPolicy
+// (kernel/short_k_kernel.cuh): a k of a few elements; FewRowsPolicy (kernel/few_rows_kernel.cuh): an
+// m of a few rows, k in slices of a thread block cluster where the columns make few blocks. The preset cases (ragged, padded and misaligned, alpha, beta, NaN C under beta =
+// 0, k = 0, every layout and the column-major entry point) with k (m) cut to what each serves, for
+// float, double, bf16 and fp16 (C in the input type or float; FewRowsPolicy 16-bit only); tiles of C
+// cut by both edges; a longer k (larger m) refused before any launch; Tuned taking them on sm_90 for
+// 16-bit rows TMA cannot read within the rules (hopper.short_k_*, hopper.few_rows_*), a fused
+// epilogue included.
 #include <algorithm>
 #include "epilogue_check.cuh"
 
@@ -14,6 +16,7 @@ using gemm_test::Case;
 using Tuned = gemm::preset::Tuned;
 using bf16 = __nv_bfloat16;
 using ShortK = gemm::ShortKPolicy<16, 32>;
+using FewRows = Tuned::FewRows;
 
 // The preset cases with k cut to 16 (0 and 1 stay).
 struct KAtMost16 {
@@ -22,6 +25,27 @@ struct KAtMost16 {
     return c;
   }
 };
+
+// The preset cases with m cut to 8 (0 and 1 stay).
+struct MAtMost8 {
+  Case operator()(Case c) const {
+    c.m = std::min(c.m, 8);
+    return c;
+  }
+};
+
+// A row-major bf16 call of a shape Policy does not serve: UnsupportedShape, nothing launched, C as it was.
+template <class Policy>
+void check_refused(int m, int n, int k) {
+  gemm_test::DeviceBuffer<bf16> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * n), c(static_cast<size_t>(m) * n);
+  CUDA_REQUIRE(cudaMemset(c.ptr, 0, static_cast<size_t>(m) * n * sizeof(bf16)));
+  const unsigned long long before = gemm::kernel_launches();
+  CHECK(gemm::gemm<bf16, Policy>(m, n, k, 1.0f, a.ptr, k, b.ptr, n, 0.0f, c.ptr, n) == gemm::Status::UnsupportedShape);
+  CHECK(gemm::kernel_launches() == before);
+  std::vector<bf16> after(static_cast<size_t>(m) * n);
+  CUDA_REQUIRE(cudaMemcpy(after.data(), c.ptr, after.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+  CHECK(std::all_of(after.begin(), after.end(), [](bf16 x) { return __bfloat162float(x) == 0.0f; }));
+}
 
 }  // namespace
 
@@ -37,12 +61,7 @@ TEST_CASE("ShortKPolicy matches the fp64 reference: every layout, ragged, padded
 }
 
 TEST_CASE("ShortKPolicy refuses a k longer than it serves before any launch", "[gpu][shortk]") {
-  gemm_test::DeviceBuffer<bf16> a(64 * 17), b(17 * 64), c(64 * 64);
-  CUDA_REQUIRE(cudaMemset(c.ptr, 0, 64 * 64 * sizeof(bf16)));
-  const unsigned long long before = gemm::kernel_launches();
-  CHECK(gemm::gemm<bf16, ShortK>(64, 64, 17, 1.0f, a.ptr, 17, b.ptr, 64, 0.0f, c.ptr, 64) ==
-        gemm::Status::UnsupportedShape);
-  CHECK(gemm::kernel_launches() == before);
+  check_refused<ShortK>(64, 64, 17);
 }
 
 TEST_CASE("Tuned runs short-k calls whose rows TMA cannot read on ShortKPolicy", "[gpu][shortk][tuned]") {
@@ -69,4 +88,67 @@ TEST_CASE("Tuned runs short-k calls whose rows TMA cannot read on ShortKPolicy",
   using namespace epilogue_test;
   run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{431, 1355, 4, 1.0, 0.5}, BiasKind::PerColumn});
   run_fused<Tuned, bf16, float, RowColumnRamp>({Case{300, 700, 7, -1.0, 0.0, 1, 1}, BiasKind::PerRow});
+}
+
+TEST_CASE("FewRowsPolicy matches the fp64 reference: every layout, ragged, padded, misaligned", "[gpu][fewrows]") {
+  gemm_test::check_preset<FewRows, bf16>(MAtMost8{});
+  gemm_test::check_preset<FewRows, __half, float>(MAtMost8{});
+  // Several k chunks of A (256 each) and warps' shares of k that differ by one; many blocks, the last
+  // one's 64 columns cut (4282 = 66 x 64 + 58); odd leading dimensions and offset pointers; every
+  // m from 1 to 8.
+  for (int m = 1; m <= 8; ++m)
+    gemm_test::run_case<FewRows, bf16>(Case{m, 4282, 700 + m, 1.5, -0.5, 3, 1, 1, 1, 1, 1});
+  gemm_test::run_case<FewRows, bf16>(Case{3, 1753, 163, -1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::T, Op::N));
+  // k in slices of a cluster (sm_90): 8 of 307 (the last 301) for 1 span, 4 of 258 (the last 257), 3
+  // of 267 (the last 266) for 2 spans, 2 for 65 spans.
+  gemm_test::run_case<FewRows, bf16>(Case{2, 51, 2450, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<FewRows, bf16>(Case{3, 100, 1031, -0.5, 1.5, 1, 1, 1, 1, 1, 1});
+  gemm_test::run_case<FewRows, __half, float>(Case{5, 70, 800, 1.0, 0.5}.with_ops(Op::T, Op::N));
+  gemm_test::run_case<FewRows, bf16>(Case{7, 4097, 700, 1.0, 0.0});
+  gemm_test::run_case<FewRows, __half>(Case{8, 65, 2450, 1.0, 1.0, 1, 0, 2}.with_ops(Op::N, Op::T));
+  gemm_test::run_case<FewRows, bf16, float>(Case{1, 51, 2450, 2.0, 0.5, 0, 0, 0, 1, 1, 1}.with_ops(Op::T, Op::T));
+}
+
+TEST_CASE("FewRowsPolicy refuses more rows than it serves before any launch", "[gpu][fewrows]") {
+  check_refused<FewRows>(9, 64, 64);
+}
+
+TEST_CASE("FewRowsPolicy: bitwise the same C from call to call", "[gpu][fewrows]") {
+  gemm_test::check_bitwise_repeatable<FewRows, bf16>(5, 1000, 3001);
+}
+
+TEST_CASE("Tuned runs a few rows against a row-major B whose rows TMA cannot read on FewRowsPolicy",
+          "[gpu][fewrows][tuned]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("the rule is measured for sm_90 only: not run here");
+    return;
+  }
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  gemm_test::DeviceBuffer<bf16> probe(1);
+  const auto composition = [&](Op op_b, int m, int n, int k, int lda, int ldb) {
+    return gemm::plan<bf16>(Op::N, op_b, m, n, k, 1.0f, probe.ptr, lda, probe.ptr, ldb, 0.0f, probe.ptr, n)
+        .composition;
+  };
+  const auto few_rows = [&](Op op_b, int m, int n, int k, int lda, int ldb) {
+    return composition(op_b, m, n, k, lda, ldb).find("FewRowsPolicy") != std::string::npos;
+  };
+  CHECK(few_rows(Op::N, 1, 51, 2450, 2450, 51));                       // B's rows 102 bytes apart
+  CHECK(few_rows(Op::N, h.few_rows_max_m, 1753, 163, 163, 1753));       // and A's
+  CHECK_FALSE(few_rows(Op::N, 1, 4096, 4095, 4095, 4096));              // A's alone
+  CHECK_FALSE(few_rows(Op::N, h.few_rows_max_m + 1, 1753, 163, 163, 1753));
+  CHECK_FALSE(few_rows(Op::N, 1, 4096, 4096, 4096, 4096));              // rows TMA reads
+  CHECK_FALSE(few_rows(Op::T, 1, 4095, 4095, 4095, 4095));              // B stored transposed
+  // The longest k it takes at 4 rows, and one more.
+  const int k = static_cast<int>(h.few_rows_max_m2k / 16);
+  CHECK(few_rows(Op::N, 4, 4097, k, k, 4097));
+  CHECK_FALSE(few_rows(Op::N, 4, 4097, k + 1, k + 1, 4097));
+  gemm_test::run_case<Tuned, bf16>(Case{1, 51, 2450, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<Tuned, bf16>(Case{1, 4097, 8191, 1.0, 0.0});  // 65 spans in 2 k slices each
+  gemm_test::run_case<Tuned, bf16>(Case{2, 51, 2450, -1.0, 0.5, 0, 0, 0, 1, 1, 1});  // 1 span in 8 slices
+  gemm_test::run_case<Tuned, bf16>(Case{5, 4282, 108, -0.5, 1.0, 0, 0, 3, 1, 1, 1}.with_ops(Op::T, Op::N));
+  gemm_test::run_case<Tuned, __half, float>(Case{4, 378, 163, 2.0, 0.5, 1, 1, 1});
+  // A fused bias + GELU sees each element once, with its row and column.
+  using namespace epilogue_test;
+  run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{3, 1753, 163, 1.0, 0.5}, BiasKind::PerColumn});
+  run_fused<Tuned, bf16, float, RowColumnRamp>({Case{7, 701, 800, -1.0, 0.0, 1, 1}, BiasKind::PerRow});
 }

@@ -725,6 +725,33 @@ TEST_CASE("the default plan runs 16-bit calls of a few k with rows TMA cannot re
   CHECK(!has(plan_nn<float>(kH100, 431, 9355, 4).composition, "ShortKPolicy<"));
 }
 
+TEST_CASE("the default plan runs a few rows against a row-major B whose rows TMA cannot read on CUDA cores",
+          "[host][plan]") {
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  // Up to few_rows_max_m rows and m^2 k <= few_rows_max_m2k: FewRowsPolicy, one launch, no scratch.
+  for (const int m : {1, 2}) {
+    const gemm::Plan p = plan_nn<bf16>(kH100, m, 51, 2450);
+    CHECK(has(p.composition, "FewRowsPolicy<"));
+    CHECK(has(p.reason, "few_rows_max_m2k"));
+    CHECK(p.workspace_bytes == 0);
+  }
+  CHECK(has(plan_nn<bf16>(kH100, h.few_rows_max_m, 4282, 108).composition, "FewRowsPolicy<"));
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 4, 378, 163).composition, "FewRowsPolicy<"));
+  CHECK(has(plan_nn<bf16>(kH100, 5, 4282, 108, Op::T).composition, "FewRowsPolicy<"));  // A transposed
+  CHECK(has(plan_nn<bf16>(kH100, 1, 16383, 4095).composition, "FewRowsPolicy<"));  // 128 MB of B
+  const int k = static_cast<int>(h.few_rows_max_m2k / 16);  // the longest k at 4 rows
+  CHECK(has(plan_nn<bf16>(kH100, 4, 4097, k).composition, "FewRowsPolicy<"));
+  // Not past them, not with rows TMA reads, not with B stored transposed, not without wgmma (where it
+  // was not measured), not for strict fp32.
+  CHECK(!has(plan_nn<bf16>(kH100, 4, 4097, k + 1).composition, "FewRowsPolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, h.few_rows_max_m + 1, 4282, 108).composition, "FewRowsPolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 1, 4096, 4096).composition, "FewRowsPolicy<"));
+  CHECK(!has(plan_nn<bf16>(kH100, 1, 4096, 4095).composition, "FewRowsPolicy<"));  // A's rows alone
+  CHECK(!has(plan_nn<bf16>(kH100, 1, 4095, 4095, Op::N, Op::T).composition, "FewRowsPolicy<"));
+  CHECK(!has(plan_nn<bf16>(kA100, 1, 51, 2450).composition, "FewRowsPolicy<"));
+  CHECK(!has(plan_nn<float>(kH100, 1, 51, 2450).composition, "FewRowsPolicy<"));
+}
+
 TEST_CASE("the default plan takes the decode kernel for a few tokens against a transposed weight", "[host][plan]") {
   const gemm::Target kH20{90, 78, 227 * 1024};
   const int max_m = gemm::rules_for(90).decode.max_m;

@@ -271,34 +271,50 @@ struct Grid {
 // dependent: with programmatic dependent launch, Kernel's blocks may start (barriers, registers)
 // while the kernel before it in the stream finishes; Kernel then waits for that kernel
 // (ptx::wait_for_prior_grid) before it reads what it wrote.
+// cluster > 1 (sm_90): the grid's x in thread block clusters of that many blocks (it divides
+// grid.blocks), for kernels whose blocks read each other's shared memory.
 template <auto Kernel, class... Params>
-Status launch_kernel_as(bool dependent, Grid grid, int threads, int smem_bytes, cudaStream_t stream,
-                        const DeviceInfo& dev, const Params&... params) {
+Status launch_kernel_in_clusters(bool dependent, int cluster, Grid grid, int threads, int smem_bytes,
+                                 cudaStream_t stream, const DeviceInfo& dev, const Params&... params) {
   if (grid.blocks > INT_MAX) return Status::InvalidSize;  // more tiles than one grid can hold
   if (grid.blocks == 0 || grid.batch == 0) return Status::Success;
   const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
   if (prepared != Status::Success) return prepared;
   launch_counter().fetch_add(1, std::memory_order_relaxed);
   cudaError_t err;
-  if (!dependent) {
+  if (!dependent && cluster == 1) {
     Kernel<<<grid.dims(), threads, smem_bytes, stream>>>(params...);
     err = cudaGetLastError();
   } else {
-    cudaLaunchAttribute overlap[1];
-    overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute attrs[2];
+    int count = 0;
+    if (dependent) {
+      attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attrs[count++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    if (cluster > 1) {
+      attrs[count].id = cudaLaunchAttributeClusterDimension;
+      attrs[count].val.clusterDim.x = static_cast<unsigned>(cluster);
+      attrs[count].val.clusterDim.y = 1;
+      attrs[count++].val.clusterDim.z = 1;
+    }
     cudaLaunchConfig_t config{};
     config.gridDim = grid.dims();
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
     config.stream = stream;
-    config.attrs = overlap;
-    config.numAttrs = 1;
+    config.attrs = attrs;
+    config.numAttrs = static_cast<unsigned>(count);
     err = cudaLaunchKernelEx(&config, Kernel, params...);
     if (err != cudaSuccess) cudaGetLastError();
   }
   if (err != cudaSuccess) return record(err, Status::LaunchFailed);
   return Status::Success;
+}
+template <auto Kernel, class... Params>
+Status launch_kernel_as(bool dependent, Grid grid, int threads, int smem_bytes, cudaStream_t stream,
+                        const DeviceInfo& dev, const Params&... params) {
+  return launch_kernel_in_clusters<Kernel>(dependent, 1, grid, threads, smem_bytes, stream, dev, params...);
 }
 template <auto Kernel, class... Params>
 Status launch_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
