@@ -14,6 +14,7 @@
 #include <climits>
 #include <string>
 #include <type_traits>
+#include "detail/image.cuh"
 #include "detail/launch.cuh"
 #include "kernel/direct_kernel.cuh"
 #include "kernel/few_rows_kernel.cuh"
@@ -161,9 +162,12 @@ struct FewRowsPolicy {
   }
 
   // k slices per span of 64 columns: 1, or on sm_90 where the spans fill fewer than half the SMs, as
-  // many as fill them within MaxSlices and kFewRowsMinSlice k each.
+  // many as fill them within MaxSlices and kFewRowsMinSlice k each. (The cluster code is in sm_90
+  // images only: an sm_90 device running older PTX through the JIT gets none, so no slices.)
   static int k_slices(long long spans, int k, const detail::DeviceInfo& dev) {
     if (MaxSlices == 1 || dev.arch < 90 || 2 * spans >= dev.sms) return 1;
+    detail::Image image;
+    if (detail::image_of(dev, image) != Status::Success || image.arch < 90) return 1;
     long long s = dev.sms / spans;
     if (s > MaxSlices) s = MaxSlices;
     if (s > k / detail::kFewRowsMinSlice) s = k / detail::kFewRowsMinSlice;
