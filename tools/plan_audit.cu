@@ -24,9 +24,9 @@
 // the mma.sync compositions it runs where wgmma cannot (one launch, element loads for odd rows).
 // --few-rows: 1-8 rows of C against a row-major B whose rows TMA cannot read (odd n or k), bf16 NN,
 // with A and B in L2 and read from HBM (calls rotating through copies of them): the CUDA-core kernel
-// of a few rows (FewRowsPolicy, one launch) with and without k slices in clusters,
-// beside mma.sync on element loads and Tuned as it decides without it: what
-// HopperRules::few_rows_max_m and few_rows_max_m2k are fitted to.
+// of a few rows (FewRowsPolicy, one launch) with and without k slices in clusters, beside mma.sync on
+// element loads and Tuned as it decides: what HopperRules::few_rows_max_m and few_rows_max_m2k are
+// fitted to (Tuned's column is the path before wherever the rule does not take the kernel).
 // --narrow: 16-128 tokens against a weight stored transposed, and forward shapes with short k, bf16
 // NT: the 64-row wgmma tile Tuned runs for decode beside narrower ones (64x64, 64x32: twice and four
 // times the blocks over the same weight), the 128-row tiles, and the ping-pong schedule (one

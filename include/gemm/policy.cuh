@@ -4,7 +4,7 @@
 //   TiledPolicy<TileShape, ThreadMap, Loader, SmemLayout, Pipeline, Math, Epilogue, Raster, KSplit, Targets>
 //   DirectPolicy<Mapping>                 (no shared memory: the tutorials' first two kernels)
 //   ShortKPolicy<MaxK, Rows>              (k of at most MaxK: bound by writing C)
-//   FewRowsPolicy<Rows, Warps>            (m of at most Rows: bound by reading B)
+//   FewRowsPolicy<Rows, Warps, Loads, MaxSlices>  (m of at most Rows: bound by reading B)
 //
 // Name a policy by deriving from it and from Named<Self>:
 //   struct MyPolicy : gemm::TiledPolicy<...>, gemm::Named<MyPolicy> {
@@ -104,8 +104,8 @@ struct ShortKPolicy {
 };
 
 // An m of at most Rows on CUDA cores (kernel/few_rows_kernel.cuh): bf16 and fp16 converted to float
-// as they are loaded, any alignment and layout; each block 64 columns of C over the whole of k, its
-// Warps along k, each with Loads rows of B in flight (the kernel for m rounded up to a power of two).
+// as they are loaded, any alignment and layout; each block 64 columns of C over all of k (or a slice
+// of it, below), its Warps along k, each with Loads rows of B in flight (the kernel for m rounded up to a power of two).
 // Such a call is bound by reading B: fast where B's rows run along n (B row-major) and m and k are
 // not both large (rules.cuh: hopper.few_rows_max_m2k). A larger m is refused before any launch
 // (UnsupportedShape).
@@ -133,8 +133,10 @@ struct FewRowsPolicy {
   template <class T, class Out>
   static constexpr bool kServes = is_16bit<T> && is_supported_output<T, Out>;
 
+  // (Dynamic shared memory of at most kFewRowsSmemBytes, 48 KB, which every device gives a block
+  // without asking: nothing for the plan to check.)
   template <class T>
-  static int smem_bytes() { return 0; }  // (static shared memory only)
+  static int smem_bytes() { return 0; }
 
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }

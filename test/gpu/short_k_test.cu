@@ -1,7 +1,8 @@
 // The small calls' CUDA-core kernels, any alignment and layout. ShortKPolicy
 // (kernel/short_k_kernel.cuh): a k of a few elements; FewRowsPolicy (kernel/few_rows_kernel.cuh): an
-// m of a few rows, k in slices of a thread block cluster where the columns make few blocks. The preset cases (ragged, padded and misaligned, alpha, beta, NaN C under beta =
-// 0, k = 0, every layout and the column-major entry point) with k (m) cut to what each serves, for
+// m of a few rows, k in slices of a thread block cluster where the columns make few blocks. The
+// preset cases (ragged, padded and misaligned, alpha, beta, NaN C under beta = 0, k = 0, every
+// layout and the column-major entry point) with k (m) cut to what each serves, for
 // float, double, bf16 and fp16 (C in the input type or float; FewRowsPolicy 16-bit only); tiles of C
 // cut by both edges; a longer k (larger m) refused before any launch; Tuned taking them on sm_90 for
 // 16-bit rows TMA cannot read within the rules (hopper.short_k_*, hopper.few_rows_*), a fused
