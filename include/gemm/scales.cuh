@@ -76,6 +76,9 @@ struct Scales {
   // (Kernels.) Floats from one k block of A's block scales to the next: 0 for m, as above; a group of
   // a grouped call reads its rows' scales inside its call's (grouped.cuh).
   long long a_k_stride = 0;
+  // (Kernels.) Floats from one 128-column block of B's block scales to the next: 0 for ceil(k / 128);
+  // an aligned copy's pitch (HopperPolicy::plan_staging).
+  long long b_n_stride = 0;
 
   // These scales with the partial sums promoted every k values of k (0: never).
   Scales promote_every(int k) const {

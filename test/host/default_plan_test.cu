@@ -492,8 +492,10 @@ TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of 
 
 // FP8: decode on the 64x128 tiles, split as for bf16 (16 x 4096 x 4096: 32 tiles, a quarter of 132
 // SMs, 4 slices; 64 x 8192 x 8192: 64 tiles, whole); 128x128 tiles for large promoted calls; a call
-// that never promotes takes 128x256 tiles where they make a round of the SMs.
-TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; unpromoted calls take 128x256 tiles",
+// that never promotes takes 128x256 tiles where they make a round of the SMs; block scales copied
+// aligned where the kernel could not copy them into its stages.
+TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; unpromoted calls take 128x256 tiles; "
+          "block scales' aligned copies",
           "[host][plan]") {
   using E4M3 = __nv_fp8_e4m3;
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
@@ -517,6 +519,19 @@ TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; un
   CHECK(has(never.composition, "BlockTile<128,256>"));
   CHECK(has(never.reason, "never promoted"));
   CHECK(has(plan_fp8(kH100, 1024, 2048, 4096, tensor.promote_every(0)).composition, "BlockTile<128,128>"));
+  // Block scales travel in the stages of the promoted 128-row tiles, copied 16 bytes at a time: where
+  // m or ceil(k / 128) is not a multiple of 4, or a pointer is not 16-byte aligned, the call first makes
+  // an aligned copy of them (A's: ceil(k / 128) rows of m floats at a pitch of 16; B's: ceil(n / 128)
+  // rows of ceil(k / 128)).
+  const auto block = [&](int a_offset) {
+    return gemm::Scales::block(ptr<float>(a_offset), 1LL << 30, ptr<float>(), 1LL << 30);
+  };
+  CHECK(has(plan_fp8(kH100, 4096, 4096, 4096, block(0)).composition, "BlockTile<128,128>"));
+  CHECK(plan_fp8(kH100, 4096, 4096, 4096, block(0)).workspace_bytes == 0);
+  CHECK(plan_fp8(kH100, 4001, 4096, 4096, block(0)).workspace_bytes == 32ull * 4016 * 4);
+  CHECK(plan_fp8(kH100, 4096, 4096, 1152, block(0)).workspace_bytes == 32ull * 16 * 4);
+  CHECK(plan_fp8(kH100, 4096, 4096, 4096, block(4)).workspace_bytes == 32ull * 4096 * 4);
+  CHECK(plan_fp8(kH100, 4096, 4096, 4096, tensor).workspace_bytes == 0);
   // The scales are checked as the call checks them.
   CHECK(plan_fp8(kH100, 64, 8192, 8192, tensor.promote_every(100)).status == Status::InvalidPromotion);
   CHECK(plan_fp8(kH100, 64, 8192, 8192, gemm::Scales::tensor(nullptr, scale)).status == Status::NullPointerScale);

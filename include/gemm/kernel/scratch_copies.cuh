@@ -4,11 +4,14 @@
 // caller's matrices (the Hopper family's TMA: HopperPolicy::plan_staging; the CUDA-core vector paths:
 // PackedRows). A and B are copied row for row (pack_kernel.cuh, both in one launch) or transposed
 // (transpose_kernel.cuh: an operand stored k x m or k x n made k-contiguous); C is computed in its
-// copy, which first receives C where the kernel reads it (beta != 0), and goes back after.
+// copy, which first receives C where the kernel reads it (beta != 0), and goes back after. FP8 block
+// scales (A's: a row of m per k block; B's: a row of ceil(k / 128) per column block) are copied row
+// for row too, for kernels that copy them into shared memory in 16-byte runs.
 #include <algorithm>
 #include <cstddef>
 #include "../args.cuh"
 #include "../detail/launch.cuh"
+#include "../scales.cuh"
 #include "pack_kernel.cuh"
 #include "transpose_kernel.cuh"
 
@@ -16,12 +19,14 @@ namespace gemm::detail {
 
 struct ScratchCopies {
   static constexpr int kRowBytes = 64;  // what every copy's rows are aligned to
-  bool copy[3] = {false, false, false};         // A, B, C
+  static constexpr int kCopies = 5;
+  bool copy[kCopies] = {};                       // A, B, C, A's block scales, B's block scales
   bool transposed[2] = {false, false};          // A, B copied transposed (stored rows of length k)
-  int rows[3] = {}, row_len[3] = {}, ld[3] = {};  // the copy's rows and their length, its leading dimension
-  std::size_t offset[3] = {}, bytes = 0;         // where each copy starts in the block; the block's size
+  int rows[kCopies] = {}, row_len[kCopies] = {}, ld[kCopies] = {};  // rows, their length, the leading dimension
+  std::size_t offset[kCopies] = {}, bytes = 0;  // where each copy starts in the block; the block's size
 
-  // Plans a copy of matrix x (0: A, 1: B, 2: C) as rows rows of row_len elements of elem_bytes each.
+  // Plans a copy of matrix x (0: A, 1: B, 2: C, 3 and 4: A's and B's block scales) as rows rows of
+  // row_len elements of elem_bytes each.
   void add(int x, int rows_, int row_len_, std::size_t elem_bytes, bool transpose = false) {
     const int per_row = kRowBytes / static_cast<int>(elem_bytes);
     copy[x] = true;
@@ -63,6 +68,24 @@ struct ScratchCopies {
       }
       args.C = dst;
       args.ldc = ld[2];
+    }
+    if constexpr (has_scales<Args>) {
+      Scales& sc = args.scales;
+      RowCopies<float> scales;
+      if (copy[3]) {
+        float* dst = reinterpret_cast<float*>(scratch + offset[3]);
+        const long long step = sc.a_k_stride != 0 ? sc.a_k_stride : args.m;
+        scales.first = {sc.a, static_cast<int>(step), rows[3], row_len[3], dst, ld[3]};
+        sc.a = dst;
+        sc.a_k_stride = ld[3];
+      }
+      if (copy[4]) {
+        float* dst = reinterpret_cast<float*>(scratch + offset[4]);
+        (copy[3] ? scales.second : scales.first) = {sc.b, row_len[4], rows[4], row_len[4], dst, ld[4]};
+        sc.b = dst;
+        sc.b_n_stride = ld[4];
+      }
+      if (Status s = copy_rows(scales, dev, stream); s != Status::Success) return s;
     }
     return Status::Success;
   }

@@ -83,6 +83,20 @@ __device__ __forceinline__ void tma_store_4d(const CUtensorMap* map, const void*
 #endif
 }
 
+// A plain (non-tensor) copy of `bytes` from global memory into shared memory, completing on the
+// mbarrier `bar` as a TMA load does (its bytes counted in the barrier's expected transactions). dst,
+// src and bytes are multiples of 16.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   detail::smem_address(dst)),
+               "l"(src), "r"(bytes), "r"(detail::smem_address(bar))
+               : "memory");
+#else
+  (void)dst, (void)src, (void)bytes, (void)bar;
+#endif
+}
+
 __device__ __forceinline__ void bulk_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");

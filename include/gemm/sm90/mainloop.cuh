@@ -26,11 +26,11 @@ using WgmmaType = std::conditional_t<
 // each math warpgroup owns whole BM x BN tiles instead, the consumers taking turns (kernels.cuh).
 // OpA, OpB: how A and B are stored, which decides each operand tile's major-ness.
 // EpilogueBuffers: bytes of shared memory each math warpgroup stages its results through (0 for
-// the register epilogue).
+// the register epilogue). ScaleSlots: FP8 block scales travel in the stages (below).
 template <class In, int BM_, int BN_, int Stages_, int Consumers_, Op OpA, Op OpB, int EpilogueBuffers = 0,
-          bool PingPong = false>
+          bool PingPong = false, bool ScaleSlots = false>
 struct BlockShape {
-  static constexpr int BM = BM_, BN = BN_, kStages = Stages_, kConsumers = Consumers_;
+  static constexpr int BM = BM_, BN = BN_, kConsumers = Consumers_;
   static constexpr int kEpilogueBytes = EpilogueBuffers;
   static constexpr bool kPingPong = PingPong;
   using TileA = OperandTile<In, BM, OpA == Op::N>;
@@ -43,8 +43,12 @@ struct BlockShape {
                 "Hopper tiles: each math warpgroup owns 64 or 128 rows of the tile (BM / consumers).");
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "Hopper tiles: BN is a multiple of 16 up to 256 (wgmma's N).");
   static constexpr int kStageBytes = TileA::kBytes + TileB::kBytes;
-  // stages, epilogue buffers, barriers, split-K's verdict word (and padding), and slack to align the
-  // start to 1024 bytes
+  // FP8 block scales (single products on promoted 128x128 and 128x64 tiles): each stage also carries
+  // its k block's scales, A's for the tile's rows (BM floats) and the aligned group of four of B's
+  // that holds the tile's columns' one, copied beside the tiles by the producer (Stages::load), so
+  // that the math warpgroups read them from shared memory, not from L2 a stage before their use.
+  static constexpr bool kScaleSlots = ScaleSlots;
+  static constexpr int kScaleSlotBytes = ScaleSlots ? BM * 4 + 16 : 0;
   // FP8 with block scales on one math warpgroup (decode's 64x128 tiles): a ring of kFactorSlots
   // slots of BM per-row factors (a * b of the stage's k block), filled by the producer warpgroup's
   // second warp, with a full and an empty barrier each (scaling.cuh: produce_factors).
@@ -52,16 +56,36 @@ struct BlockShape {
   static constexpr int kFactorBytes = kFactorSlots * (BM * 4 + 16);
   // The queue of claimed units (scheduler.cuh; grouped calls): its barriers and words.
   static constexpr int kUnitQueueBytes = kUnitSlots * (16 + 4);
-  static constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpilogueBytes + 2 * kStages * 8 + 16 +
-                                    kFactorBytes + kUnitQueueBytes + 1024;
+  // Shared memory: per stage the tiles, the scale slot, the full and empty barriers; once the
+  // epilogue buffers, split-K's verdict word (and padding), the factor ring, the unit queue, padding
+  // before the scale slots, and slack to align the start to 1024 bytes.
+  static constexpr int kBytesPerStage = kStageBytes + kScaleSlotBytes + 2 * 8;
+  static constexpr int kOnceBytes =
+      kConsumers * kEpilogueBytes + 16 + kFactorBytes + kUnitQueueBytes + (ScaleSlots ? 16 : 0) + 1024;
+  // Stages_, or one fewer where the scale slots would not fit beside them in a block's 227 KB (the
+  // 128x128 tiles' six stages of 32 KB leave about 2 KB, not 3.1).
+  static constexpr int kStages = Stages_ * kBytesPerStage + kOnceBytes <= 227 * 1024 ? Stages_ : Stages_ - 1;
+  static constexpr int kSmemBytes = kStages * kBytesPerStage + kOnceBytes;
   static constexpr int kAccRegs = BN / 2;
+  static_assert(!ScaleSlots || (is_fp8<In> && kConsumers == 2 && kMmaM == 1 && BN <= 128 && !PingPong),
+                "FP8 scale slots: promoted tiles of two math warpgroups, 64 x 128 or 64 x 64 each.");
   static_assert(!kPingPong || kMmaM * kAccRegs <= 128,
                 "PersistentPingPong: a math warpgroup holds a whole tile's accumulators, at most 128 x 128 (or 64 x 256).");
 };
 
+// What the producer copies into a stage's scale slot (BlockShape::kScaleSlots): a_bytes of A's
+// scales from a (the tile's rows of the stage's k block) and the 16 bytes at b (the aligned group of
+// four of B's scales holding the stage's one for the tile's columns). All 16-byte aligned: the host
+// stages aligned copies of scales that are not (HopperPolicy::plan_staging).
+struct StageScales {
+  const float* a = nullptr;
+  unsigned a_bytes = 0;
+  const float* b = nullptr;
+};
+
 // The stages and barriers in dynamic shared memory, laid out from a 1024-byte boundary:
 // A of every stage, B of every stage, each math warpgroup's epilogue buffers, the full and empty
-// barriers, then a word for split-K's verdict (split_k.cuh), the factor ring, the unit queue.
+// barriers, then a word for split-K's verdict (split_k.cuh), the factor ring, the unit queue, the scale slots.
 template <class Shape>
 struct Stages {
   char* base;
@@ -92,15 +116,30 @@ struct Stages {
     std::uint64_t* full = factor_empty(Shape::kFactorSlots);
     return UnitQueue{reinterpret_cast<int*>(full + 2 * kUnitSlots), full, full + kUnitSlots};
   }
+  // Stage s's scale slot (kScaleSlots): BM floats of A's scales, then four of B's; from the next
+  // 16-byte boundary after the unit queue (bulk copies write 16-byte-aligned runs).
+  __device__ float* scale_slot(int s) const {
+    char* end = reinterpret_cast<char*>(unit_queue().slots + kUnitSlots);
+    end += (16 - detail::smem_address(end) % 16) % 16;
+    return reinterpret_cast<float*>(end) + s * (Shape::kScaleSlotBytes / 4);
+  }
 
-  // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0).
+  // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0), and with
+  // scale slots that k block's scales (`scales`).
   // boxes_a, boxes_b: how many of each tile's boxes to copy (OperandTile::boxes_within), all by default.
   template <int kRank>
   __device__ void load(int s, const OperandSource& src_a, const OperandSource& src_b, int m0, int n0, int kb,
-                       int boxes_a = Shape::TileA::kBoxes, int boxes_b = Shape::TileB::kBoxes) const {
-    ptx::mbarrier_arrive_expect_tx(full(s), boxes_a * Shape::TileA::kBoxBytes + boxes_b * Shape::TileB::kBoxBytes);
+                       int boxes_a = Shape::TileA::kBoxes, int boxes_b = Shape::TileB::kBoxes,
+                       const StageScales& scales = {}) const {
+    constexpr unsigned kBScaleBytes = 16;
+    ptx::mbarrier_arrive_expect_tx(full(s), boxes_a * Shape::TileA::kBoxBytes + boxes_b * Shape::TileB::kBoxBytes +
+                                                (Shape::kScaleSlots ? scales.a_bytes + kBScaleBytes : 0));
     Shape::TileA::template load<kRank>(a(s), src_a, m0, kb * Shape::BK, full(s), boxes_a);
     Shape::TileB::template load<kRank>(b(s), src_b, n0, kb * Shape::BK, full(s), boxes_b);
+    if constexpr (Shape::kScaleSlots) {
+      ptx::bulk_load(scale_slot(s), scales.a, scales.a_bytes, full(s));
+      ptx::bulk_load(scale_slot(s) + Shape::BM, scales.b, kBScaleBytes, full(s));
+    }
   }
 
   // A math warpgroup is done with stage s: one arrival on its empty barrier.
@@ -184,8 +223,9 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[Shape::kMmaM][Sh
 // scales: scaling.cuh).
 struct PlainPromotion {
   struct Factors {};
+  static constexpr bool kFromStage = false;  // (load reads the stage's scale slot: before its wgmmas)
   int stages = 1;
-  __device__ __forceinline__ Factors load(int) const { return {}; }
+  __device__ __forceinline__ Factors load(int, int) const { return {}; }
   template <class Shape>
   __device__ __forceinline__ void add(float (&acc)[Shape::kMmaM][Shape::kAccRegs],
                                       const float (&part)[Shape::kMmaM][Shape::kAccRegs], const Factors&) const {
@@ -204,10 +244,15 @@ __device__ __forceinline__ void promoted_step(float (&acc)[Shape::kMmaM][Shape::
                                               const Stages<Shape>& st, const StageDescriptors<Shape>& d,
                                               RingPosition<Shape::kStages>& pos, int& previous, bool leader, int kb) {
   ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+  // (Factors from the stage's scale slot are read here, before the wgmma fence: the warpgroup's leader
+  // hands the stage back once its wgmmas are done, and every warp issues its part of them after its
+  // reads. compute-sanitizer's racecheck does not follow that order through the tensor cores: it
+  // reports the producer's next copy into the slot against these reads.)
+  if constexpr (Promotion::kFromStage) factors[P] = promotion.load(kb, pos.stage);
   ptx::wgmma_fence();
   mma_stage<Shape>(part[P], d, pos.stage, 0);
   ptx::wgmma_commit();
-  factors[P] = promotion.load(kb);
+  if constexpr (!Promotion::kFromStage) factors[P] = promotion.load(kb, pos.stage);
   ptx::wgmma_wait<1>();  // the previous stage's wgmmas are done
   if (previous >= 0) {
     fence_accumulators<Shape>(part[P ^ 1]);

@@ -320,9 +320,18 @@ struct HopperPolicy {
     }
   }
 
-  template <class In, Op OpA = Op::N, Op OpB = Op::N>
+  template <class In, Op OpA = Op::N, Op OpB = Op::N, bool ScaleSlots = false>
   using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers,
-                                 Schedule::kPingPong>;
+                                 Schedule::kPingPong, ScaleSlots>;
+  // The block shape of the kernel a call's arguments launch: single FP8 products with scales on the
+  // promoted tiles of two math warpgroups carry their block scales in the stages (BlockShape's
+  // ScaleSlots: the scales' loads held the math warpgroups back 10-12%, design/fp8.md); tensor and
+  // row scales run a kernel of their own on the plain shape (launch_layout), as do grouped calls
+  // (their groups start at any row) and one math warpgroup's tiles (their factor ring).
+  template <class Args, Op OpA, Op OpB>
+  using KernelShape = Shape<typename Args::Element, OpA, OpB,
+                            is_fp8<typename Args::Element> && kPromotedTiles && Schedule::kConsumers == 2 &&
+                                detail::has_scales<Args> && Args::kBatching == Batch::None>;
 
   // wgmma reads an MN-major operand in boxes of 64 elements along M or N: a tile narrower than that
   // (BN of 16 or 32: decode's turned tiles) reads B only K-major, so a B stored k x n (in a turned
@@ -478,7 +487,7 @@ struct HopperPolicy {
     using Reads = std::conditional_t<is_k_major_only<T>, detail::Ops<Op::N, Op::T>, Layouts>;
     return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
       using L = detail::Ops<decltype(layouts)::a, kKMajorB<T> ? Op::T : decltype(layouts)::b>;
-      using S = Shape<typename Args::Element, L::a, L::b>;
+      using S = KernelShape<Args, L::a, L::b>;
       // Whether the kernel can run here is known before anything is copied.
       if (Status s = prepare<S, kernel<Args, S>()>(dev); s != Status::Success) return s;
       const Staging staging = plan_staging<T>(caller_args);
@@ -670,20 +679,33 @@ struct HopperPolicy {
         static_cast<long long>(args.m) * args.n >= kStageCFromElements) {
       st.add(2, args.m, args.n, sizeof(Out));
     }
+    // FP8 block scales that travel in the stages (KernelShape) are copied in 16-byte runs: A's need m
+    // floats from one k block to the next, B's ceil(k / 128) from one column block to the next, each a
+    // multiple of 4 from a 16-byte-aligned start; scales that are not so are first copied so.
+    if constexpr (KernelShape<Args, Op::N, Op::T>::kScaleSlots) {
+      const Scales& sc = detail::scales_of(args);
+      if (sc.mode == ScaleMode::Block) {
+        const int k_blocks = static_cast<int>(Scales::k_blocks(args.k));
+        const int n_blocks = static_cast<int>(detail::ceil_div(args.n, kScaleBlock));
+        if (!detail::vector_aligned(sc.a, args.m)) st.add(3, k_blocks, args.m, sizeof(float));
+        if (!detail::vector_aligned(sc.b, k_blocks)) st.add(4, n_blocks, k_blocks, sizeof(float));
+      }
+    }
     return st;
   }
 
   template <class L, class Args>
   static Status launch_layout(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
                               const sm90::SplitKWork& split_k) {
-    using S = Shape<typename Args::Element, L::a, L::b>;
+    using S = KernelShape<Args, L::a, L::b>;
     if constexpr (is_fp8<typename Args::Element> && kPromotedTiles && detail::has_scales<Args>) {
       // Tensor and row scales (and with them the products of several stages that
       // Scales::promote_every allows): their own kernel, whose products are added without factors.
       if (detail::scales_of(args).mode != ScaleMode::Block) {
-        constexpr auto kFixedScalesKernel = kernel<Args, S, false, true>();
-        if (Status s = prepare<S, kFixedScalesKernel>(dev); s != Status::Success) return s;
-        return launch_shape<S, kFixedScalesKernel>(args, dev, stream, split_k);
+        using Plain = Shape<typename Args::Element, L::a, L::b>;
+        constexpr auto kFixedScalesKernel = kernel<Args, Plain, false, true>();
+        if (Status s = prepare<Plain, kFixedScalesKernel>(dev); s != Status::Success) return s;
+        return launch_shape<Plain, kFixedScalesKernel>(args, dev, stream, split_k);
       }
     }
     return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);

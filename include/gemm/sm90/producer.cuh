@@ -9,6 +9,7 @@
 #include "../ptx/mbarrier.cuh"
 #include "barriers.cuh"
 #include "mainloop.cuh"
+#include "scaling.cuh"
 #include "scheduler.cuh"
 #include "tensor_map.cuh"
 
@@ -47,7 +48,11 @@ __device__ __forceinline__ void produce(const Stages<Shape>& st, const Sched& sc
       if (by_tma) {
         if (issuer) {
           ptx::mbarrier_wait(st.empty(pos.stage), pos.phase ^ 1);  // the first pass finds every stage free
-          st.template load<kMapRank<Args>>(pos.stage, src_a, src_b, m0, n0, kb, boxes_a, boxes_b);
+          if constexpr (Shape::kScaleSlots)
+            st.template load<kMapRank<Args>>(pos.stage, src_a, src_b, m0, n0, kb, boxes_a, boxes_b,
+                                             stage_scales<Shape>(entry, m0, n0, kb));
+          else
+            st.template load<kMapRank<Args>>(pos.stage, src_a, src_b, m0, n0, kb, boxes_a, boxes_b);
         }
       } else if constexpr (kPointers) {
         // The threads other than the issuer skipped the TMA units: they first wait for it, so that

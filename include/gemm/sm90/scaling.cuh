@@ -8,8 +8,11 @@
 // promoted_product for runs of several stages); calls that never promote run on tiles too wide for
 // that (sm90/policy.cuh). The scales join there or after:
 //   Block:           a stage is one k block of the scales, so its product is multiplied by its rows'
-//                    A scales and its columns' B scale as it is added (one FMA per accumulator);
-//                    the scales of the stage are loaded as its wgmmas are issued.
+//                    A scales and its columns' B scale as it is added (one FMA per accumulator).
+//                    Single products on two math warpgroups read the stage's scales from shared
+//                    memory, where the producer copied them beside its tiles (BlockShape's scale
+//                    slots); grouped calls load them from global memory as the stage's wgmmas are
+//                    issued; one math warpgroup's tiles get them from the factor ring below.
 //   Tensor, Rowwise: the scales do not vary along k, so the sum is multiplied once after the
 //                    mainloop (scale_output), before split-K's reduction and the epilogue; the
 //                    products are added as they are, in a kernel of their own (kernels.cuh:
@@ -48,7 +51,22 @@ __device__ __forceinline__ long long a_scale_step(const Scales& sc, const Args& 
 template <class Args>
 __device__ __forceinline__ const float* b_scale_column(const Scales& sc, const Args& args, int nb) {
   const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
-  return sc.b + min(nb, n_blocks - 1) * Scales::k_blocks(args.k);
+  return sc.b + min(nb, n_blocks - 1) * (sc.b_n_stride != 0 ? sc.b_n_stride : Scales::k_blocks(args.k));
+}
+
+// Block scales that travel in the stages (BlockShape::kScaleSlots): what the producer copies for k
+// block kb of the tile at (m0, n0): A's scales of the tile's rows (up to A's last, rounded up to 4:
+// where m is not a multiple of 4 the scales are an aligned copy whose rows are padded), and the
+// group of four of B's scales that holds kb's for the tile's columns. The host has made both 16-byte
+// aligned (HopperPolicy::plan_staging: m and ceil(k / 128), or the copies' pitches, multiples of 4).
+template <class Shape, class Args>
+__device__ __forceinline__ StageScales stage_scales(const Args& args, int m0, int n0, int kb) {
+  const Scales& sc = detail::scales_of(args);
+  StageScales s;
+  s.a = sc.a + static_cast<long long>(kb) * a_scale_step(sc, args) + m0;
+  s.a_bytes = (4u * static_cast<unsigned>(min(Shape::BM, args.m - m0)) + 15u) & ~15u;  // (an aligned copy's pad)
+  s.b = b_scale_column(sc, args, n0 / kScaleBlock) + (kb & ~3);
+  return s;
 }
 
 // A factor of 1, read where a call's scales do not vary along k.
@@ -111,6 +129,9 @@ struct BlockScalePromotion {
   };
   static constexpr bool kRing = Shape::kFactorSlots > 0;
   static_assert(!kRing || kNBlocks == 1, "FP8 factor ring: one 128-column block of B's scales per tile.");
+  // With scale slots the factors come from the stage (load_from_stage), read before its wgmmas.
+  static constexpr bool kFromStage = Shape::kScaleSlots;
+  static_assert(!kFromStage || kNBlocks == 1, "FP8 scale slots: one 128-column block of B's scales per tile.");
   int stages;                            // stages per product (mainloop.cuh: PlainPromotion)
   const float* a_rows[Shape::kMmaM][2];  // k block 0's scales of this thread's rows
   const float* b_blocks[kNBlocks];       // k block 0's scales of the tile's n blocks
@@ -127,7 +148,7 @@ struct BlockScalePromotion {
       : st(st_), ring(ring_) {
     const Scales& sc = detail::scales_of(args);
     stages = sc.promote_stages();  // (1 with block scales: validate_scales refuses any other span)
-    if constexpr (kRing) {
+    if constexpr (kRing || kFromStage) {
 #pragma unroll
       for (int mi = 0; mi < Shape::kMmaM; ++mi)
 #pragma unroll
@@ -147,11 +168,26 @@ struct BlockScalePromotion {
     }
   }
 
-  __device__ __forceinline__ Factors load(int kb) const {
+  __device__ __forceinline__ Factors load(int kb, int stage) const {
     if constexpr (kRing)
       return load_from_ring();
+    else if constexpr (kFromStage)
+      return load_from_stage(kb, stage);
     else
       return load_scales(kb);
+  }
+
+  // k block kb's factors from its stage's scale slot (rows past A's end read what the slot held
+  // before: their results are never stored).
+  __device__ __forceinline__ Factors load_from_stage(int kb, int stage) const {
+    Factors f;
+    const float* slot = st->scale_slot(stage);
+    const float b = slot[Shape::BM + kb % 4];
+#pragma unroll
+    for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) f.s[mi][h][0] = slot[local_rows[mi][h]] * b;
+    return f;
   }
 
   // The next slot of the ring (the producer's second warp fills the slots in the consumers' order
