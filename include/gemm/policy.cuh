@@ -5,6 +5,7 @@
 //   DirectPolicy<Mapping>                 (no shared memory: the tutorials' first two kernels)
 //   ShortKPolicy<MaxK, Rows>              (k of at most MaxK: bound by writing C)
 //   FewRowsPolicy<Rows, Warps, Loads, MaxSlices>  (m of at most Rows: bound by reading B)
+//   DotRowsPolicy<Rows, Warps, Loads, MaxSlices>  (the same in fp32 against B stored transposed)
 //
 // Name a policy by deriving from it and from Named<Self>:
 //   struct MyPolicy : gemm::TiledPolicy<...>, gemm::Named<MyPolicy> {
@@ -17,6 +18,7 @@
 #include "detail/image.cuh"
 #include "detail/launch.cuh"
 #include "kernel/direct_kernel.cuh"
+#include "kernel/dot_rows_kernel.cuh"
 #include "kernel/few_rows_kernel.cuh"
 #include "kernel/scale_kernel.cuh"
 #include "kernel/short_k_kernel.cuh"
@@ -144,16 +146,14 @@ struct FewRowsPolicy {
   template <class T, class Layouts, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (args.m > Rows) return Status::UnsupportedShape;
-    return launch_rows<1>(args, dev, stream);
+    // (The kernel for m rounded up to a power of two: its rows past m are zeros.)
+    return detail::with_rows_rounded<Rows>(
+        args.m, [&](auto rows) { return launch_rows<decltype(rows)::value>(args, dev, stream); });
   }
 
  private:
-  // The kernel for m rounded up to a power of two (its rows past m are zeros).
   template <int R, class Args>
   static Status launch_rows(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    if constexpr (R < Rows) {
-      if (args.m > R) return launch_rows<2 * R < Rows ? 2 * R : Rows>(args, dev, stream);
-    }
     using S = typename Args::Scalar;
     const long long spans = detail::ceil_div(args.n, detail::kFewRowsCols);
     const int slices = k_slices(spans, args.k, dev);
@@ -164,16 +164,78 @@ struct FewRowsPolicy {
   }
 
   // k slices per span of 64 columns: 1, or on sm_90 where the spans fill fewer than half the SMs, as
-  // many as fill them within MaxSlices and kFewRowsMinSlice k each. (The cluster code is in sm_90
-  // images only: an sm_90 device running older PTX through the JIT gets none, so no slices.)
+  // many as fill them (detail::cluster_k_slices: within MaxSlices and kFewRowsMinSlice k each).
   static int k_slices(long long spans, int k, const detail::DeviceInfo& dev) {
-    if (MaxSlices == 1 || dev.arch < 90 || 2 * spans >= dev.sms) return 1;
-    detail::Image image;
-    if (detail::image_of(dev, image) != Status::Success || image.arch < 90) return 1;
-    long long s = dev.sms / spans;
-    if (s > MaxSlices) s = MaxSlices;
-    if (s > k / detail::kFewRowsMinSlice) s = k / detail::kFewRowsMinSlice;
-    return s > 1 ? static_cast<int>(s) : 1;
+    return detail::cluster_k_slices(2 * spans >= dev.sms ? 1 : dev.sms / spans, k, MaxSlices,
+                                    detail::kFewRowsMinSlice, dev);
+  }
+};
+
+// An m of at most Rows in strict fp32 against B stored transposed (n x k, 16-byte-aligned rows), on
+// CUDA cores (kernel/dot_rows_kernel.cuh): each block 4 Warps columns of C over all of k (or a slice
+// of it), each warp 4 rows of B with its lanes along k, Loads 16-byte loads of each row in flight per
+// lane (the kernel for m rounded up to a power of two). Such a call (decode in fp32) is bound by
+// reading B. Another layout of B is refused before any launch (UnsupportedLayout), a larger m too
+// (UnsupportedShape), and B's rows not 16-byte aligned (MisalignedB).
+//
+// MaxSlices > 1: on sm_90, where the blocks make fewer than two per SM, k is cut into as many slices
+// as make that many (at most MaxSlices, at least kDotRowsMinSlice k each), the slices of a block's
+// columns the blocks of one thread block cluster, which adds their sums in rank order.
+template <int Rows = 16, int Warps = 4, int Loads = 2, int MaxSlices = 8>
+struct DotRowsPolicy {
+  static_assert(Rows >= 1 && Rows <= 16 && Warps >= 1 && Warps <= 32 && Loads >= 1 && Loads <= 8,
+                "DotRowsPolicy: Rows (the most rows of C, whose sums of four columns each lane holds) 1 to 16, Warps "
+                "(per block, four columns of C each) 1 to 32, Loads (16-byte loads of each row of B a lane has in "
+                "flight) 1 to 8.");
+  static_assert(MaxSlices >= 1 && MaxSlices <= 8, "DotRowsPolicy: MaxSlices (k slices of a block's columns, the "
+                                                  "blocks of one cluster) must be 1 to 8, the portable cluster size.");
+  static constexpr int kMinArch = 0;
+  static constexpr int kBlockCols = Warps * detail::kDotRowsColsPerWarp;
+  static const char* name() { return "DotRowsPolicy"; }
+  static std::string parts() {
+    return detail::templated("Rows", Rows) + ", " + detail::templated("Warps", Warps) + ", " +
+           detail::templated("Loads", Loads) + ", " + detail::templated("MaxSlices", MaxSlices) + ", " +
+           std::to_string(kBlockCols) + " columns per block, lanes along k";
+  }
+
+  template <class T, class Out>
+  static constexpr bool kServes = std::is_same_v<T, float> && std::is_same_v<Out, float>;
+
+  // (Dynamic shared memory of at most kDotRowsSmemBytes, 48 KB: nothing for the plan to check.)
+  template <class T>
+  static int smem_bytes() { return 0; }
+
+  template <class T, class Args>
+  static Status check_alignment(const Args& args) {
+    return args.op_b != Op::T || detail::b_aligned(args, 16) ? Status::Success : Status::MisalignedB;
+  }
+
+  template <class T, class Layouts, class Args>
+  static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    if (args.op_b != Op::T) return Status::UnsupportedLayout;
+    if (args.m > Rows) return Status::UnsupportedShape;
+    return detail::with_rows_rounded<Rows>(
+        args.m, [&](auto rows) { return launch_rows<decltype(rows)::value>(args, dev, stream); });
+  }
+
+ private:
+  template <int R, class Args>
+  static Status launch_rows(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
+    const long long spans = detail::ceil_div(args.n, kBlockCols);
+    const int slices = k_slices(spans, args.k, dev);
+    const int chunk = detail::dot_rows_chunk(R, static_cast<int>(detail::ceil_div(args.k, slices)));
+    const int smem = std::max(R * chunk, R * kBlockCols) * static_cast<int>(sizeof(float));
+    return detail::launch_kernel_in_clusters<&detail::dot_rows_kernel<Args, R, Warps, Loads>>(
+        false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps, smem, stream, dev, args, chunk, slices);
+  }
+
+  // k slices per block's columns: as many as make kBlocksPerSm blocks per SM (detail::cluster_k_slices:
+  // sm_90, within MaxSlices and kDotRowsMinSlice k each). A block's warps wait on B's rows from HBM,
+  // so an SM needs several blocks' loads in flight, not one (16 x 4096 x 4096: 128 blocks).
+  static constexpr int kBlocksPerSm = 2;
+  static int k_slices(long long spans, int k, const detail::DeviceInfo& dev) {
+    return detail::cluster_k_slices(detail::ceil_div(static_cast<long long>(kBlocksPerSm) * dev.sms, spans), k,
+                                    MaxSlices, detail::kDotRowsMinSlice, dev);
   }
 };
 

@@ -141,6 +141,13 @@ struct CudaCoreRules {
   Rounds large_tiles{96, 132};  // 128x256 tiles from this many rounds of them
   int skinny_max_m = 16;        // 16x512 tiles with 16 k slices for m up to this ...
   int skinny_min_k = 1024;      // ... and k at least this
+  // Before that, m of at most dot_rows_max_m against B stored transposed with 16-byte-aligned rows,
+  // k at least dot_rows_min_k: dot products along k on CUDA cores (DotRowsPolicy, bound by reading
+  // B). H200, against the 16x512 tiles and cuBLAS's SGEMM (10 weights of 1 to 117 M floats, k 1001 to
+  // 14336): faster than the tiles on every one at m = 1-16 (16 x 8192 x 8192: 172 us against 224;
+  // 4 x 4096 x 14336 97 against 228), and 0.86-3.1 of cuBLAS at m <= 8 (0.63-1.60 at 16).
+  int dot_rows_max_m = 16;
+  int dot_rows_min_k = 1000;
   int pack_min_k = 512;         // misaligned rows copied aligned first where k is at least this
   int large_split_min_k = 2048; // 4 k slices of the large tile from this k
   int small_split_min_k = 256;  // 4 k slices of the 64x64 tile from this k
@@ -197,7 +204,8 @@ struct TuningRules {
            std::to_string(h.unstaged_max_k) + " and " + detail::power_of_two(h.unstaged_max_flops) +
            " flops, a few rows on CUDA cores to m " + std::to_string(h.few_rows_max_m) + " and m^2 k " +
            std::to_string(h.few_rows_max_m2k) + "; fp32 large tiles from " +
-           c.large_tiles.describe() + " rounds, skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
+           c.large_tiles.describe() + " rounds, dot products to m " + std::to_string(c.dot_rows_max_m) + " from k " +
+           std::to_string(c.dot_rows_min_k) + ", skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
            ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +
            std::to_string(c.small_split_min_k) + ", slice weights " + detail::decimal(c.large_slice_speed) + "/" +

@@ -65,7 +65,7 @@ enum class Status {
   NullPointerGroupRows,        // the offsets or counts pointer is null although there are groups
   InvalidGroupRows,            // (gemm::grouped_status) a grouped call found offsets or counts out of range on the device
   UnsupportedShape,            // a composition serving only some calls (DecodePolicy) was given another
-  UnsupportedLayout,           // an FP8 grouped call with B stored k x n (op_b N): FP8 tensor cores read B stored n x k only
+  UnsupportedLayout,           // B stored k x n (op_b N) where only B stored n x k is read: FP8 grouped calls, DotRowsPolicy
 };
 
 constexpr const char* to_string(Status s) {
@@ -174,8 +174,9 @@ constexpr const char* to_string(Status s) {
       return "invalid group rows: a grouped call found offsets (negative, decreasing, past total_rows) or counts "
              "(negative, past max_rows) out of range on the device; they were clamped into the buffers";
     case Status::UnsupportedLayout:
-      return "unsupported layout: FP8 tensor cores read B stored n x k (op_b = Op::T, as PyTorch keeps weights) only, "
-             "and a grouped call copies nothing; store the weights transposed";
+      return "unsupported layout: B stored n x k only (op_b = Op::T, as PyTorch keeps weights): FP8 tensor cores read "
+             "nothing else and a grouped call copies nothing; DotRowsPolicy reads B's rows along k. Store the weights "
+             "transposed, or use another policy";
     case Status::UnsupportedShape:
       return "this composition serves only some calls: DecodePolicy takes single products of at most its tokens "
              "(m) with A row-major and B stored transposed, rows 16-byte aligned; use preset::Tuned, which runs "

@@ -217,6 +217,10 @@ struct Tuned : Named<Tuned> {
   // along k with 4 rows of B in flight each, k in up to 8 slices of a cluster where the columns make
   // few blocks, instead of two aligned copies, the wgmma tiles and their k split's fixup.
   using FewRows = FewRowsPolicy<8, 32, 4, 8>;
+  // Strict fp32, a few tokens against a weight stored transposed: dot products along B's rows,
+  // 8 warps of 4 columns a block, 2 steps of 128 k in flight per lane (Warps 4 or Loads 4 were
+  // slower: H200, plan in rules.cuh's dot_rows_max_m).
+  using DotRows = DotRowsPolicy<16, 8, 2, 8>;
   // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
   // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;
   // 4 warps of 64x32 spilled registers on the copies' addresses). Dmma's 4
@@ -243,7 +247,8 @@ struct Tuned : Named<Tuned> {
            "}, each of those on aligned copies where rows are not 16-byte aligned, the small tiles take more than a "
            "round, k >= 512 and B is not stored transposed (A stored transposed: split k only) {PackedRows<...>}; "
            "B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
-           SmallTransposedB::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
+           SmallTransposedB::parts() + "}; single products, B stored transposed with 16-byte-aligned rows, m <= "
+           "dot_rows_max_m, k >= dot_rows_min_k {" + DotRows::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
            "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
            "}; tf32 on sm_80-89: as bf16's mma.sync choices; tf32x3 on sm_80-89: at least one tile per SM {" +
@@ -495,6 +500,13 @@ struct Tuned : Named<Tuned> {
     const CudaCoreRules& r = rules_for(dev.arch).cuda_cores;
     // (a batch that fills the GPU by itself splits no k)
     const bool few_entries = Args::kBatching == Batch::None || batch_tiles(args, 16, 512) < dev.sms;
+    if constexpr (Args::kBatching == Batch::None && L::b == Op::T) {
+      if (args.m <= r.dot_rows_max_m && args.k >= r.dot_rows_min_k && detail::b_aligned(args, 16))
+        return visit(Pick<DotRows, float>{}, "fp32, a single product, m <= dot_rows_max_m and k >= dot_rows_min_k "
+                                             "against B stored transposed with 16-byte-aligned rows (memory-bound): "
+                                             "dot products along k on CUDA cores, k slices in clusters where the "
+                                             "columns make few blocks");
+    }
     if (aligned && few_entries && args.m <= r.skinny_max_m && args.k >= r.skinny_min_k)
       return visit(Pick<Skinny, float>{}, "fp32, m <= skinny_max_m and k >= skinny_min_k (memory-bound), "
                                           "16-byte-aligned rows: 16x512 tiles, 16 k slices");

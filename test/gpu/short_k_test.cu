@@ -1,6 +1,7 @@
 // The small calls' CUDA-core kernels, any alignment and layout. ShortKPolicy
 // (kernel/short_k_kernel.cuh): a k of a few elements; FewRowsPolicy (kernel/few_rows_kernel.cuh): an
-// m of a few rows, k in slices of a thread block cluster where the columns make few blocks. The
+// m of a few rows, k in slices of a thread block cluster where the columns make few blocks;
+// DotRowsPolicy (kernel/dot_rows_kernel.cuh): the same in fp32 against B stored transposed. The
 // preset cases (ragged, padded and misaligned, alpha, beta, NaN C under beta = 0, k = 0, every
 // layout and the column-major entry point) with k (m) cut to what each serves, for
 // float, double, bf16 and fp16 (C in the input type or float; FewRowsPolicy 16-bit only); tiles of C
@@ -18,6 +19,7 @@ using Tuned = gemm::preset::Tuned;
 using bf16 = __nv_bfloat16;
 using ShortK = gemm::ShortKPolicy<16, 32>;
 using FewRows = Tuned::FewRows;
+using DotRows = Tuned::DotRows;
 
 // The preset cases with k cut to 16 (0 and 1 stay).
 struct KAtMost16 {
@@ -31,6 +33,20 @@ struct KAtMost16 {
 struct MAtMost8 {
   Case operator()(Case c) const {
     c.m = std::min(c.m, 8);
+    return c;
+  }
+};
+
+// The preset cases with m cut to 16, B stored transposed (A either way) with its rows and offset
+// 16-byte aligned (what DotRowsPolicy reads); A and C keep their padding and offsets.
+struct DotRowsCase {
+  Op op_a;
+  Case operator()(Case c) const {
+    c.m = std::min(c.m, 16);
+    c = c.with_ops(op_a, Op::T);
+    const Case aligned = gemm_test::rows_aligned_to(c, 4);
+    c.pad_b = aligned.pad_b;
+    c.offset_b = aligned.offset_b;
     return c;
   }
 };
@@ -152,4 +168,62 @@ TEST_CASE("Tuned runs a few rows against a row-major B whose rows TMA cannot rea
   using namespace epilogue_test;
   run_fused<Tuned, bf16, bf16, act::GeluTanh>({Case{3, 1753, 163, 1.0, 0.5}, BiasKind::PerColumn});
   run_fused<Tuned, bf16, float, RowColumnRamp>({Case{7, 701, 800, -1.0, 0.0, 1, 1}, BiasKind::PerRow});
+}
+
+TEST_CASE("DotRowsPolicy matches the fp64 reference: A either way, B stored transposed, ragged, padded, k sliced",
+          "[gpu][dotrows]") {
+  for (const Case& c : gemm_test::standard_cases()) {
+    gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(c));
+    gemm_test::run_case<DotRows, float>(DotRowsCase{Op::T}(c));
+  }
+  // 1-16 rows (each kernel of m rounded up to 1, 2, 4, 8, 16), k not a multiple of 4 or of a warp's
+  // 128, columns past a block's 32; a few blocks of columns, so k in 2-8 slices of a cluster (on sm_90).
+  for (int m : {1, 2, 3, 5, 8, 9, 16})
+    gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(Case{m, 4099, 1001 + 2 * m, 1.5, -0.5, 3, 0, 1, 1, 0, 1}));
+  gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(Case{16, 100, 8190, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}));
+  gemm_test::run_case<DotRows, float>(DotRowsCase{Op::T}(Case{7, 33, 4097, -1.0, 1.0, 2, 0, 2, 1, 0, 1}));
+  gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(Case{4, 1, 20000, 0.5, 0.25}));
+}
+
+TEST_CASE("DotRowsPolicy refuses what it does not read before any launch, C untouched", "[gpu][dotrows]") {
+  const int m = 4, n = 64, k = 64;
+  gemm_test::DeviceBuffer<float> a(static_cast<size_t>(17) * k), b(static_cast<size_t>(n) * k + 1),
+      c(static_cast<size_t>(17) * n);
+  CUDA_REQUIRE(cudaMemset(c.ptr, 0, static_cast<size_t>(17) * n * sizeof(float)));
+  const unsigned long long before = gemm::kernel_launches();
+  CHECK(gemm::gemm<float, DotRows>(Op::N, Op::T, 17, n, k, 1.0f, a.ptr, k, b.ptr, k, 0.0f, c.ptr, n) ==
+        gemm::Status::UnsupportedShape);
+  CHECK(gemm::gemm<float, DotRows>(Op::N, Op::N, m, n, k, 1.0f, a.ptr, k, b.ptr, n, 0.0f, c.ptr, n) ==
+        gemm::Status::UnsupportedLayout);
+  CHECK(gemm::gemm<float, DotRows>(Op::N, Op::T, m, n, k, 1.0f, a.ptr, k, b.ptr + 1, k, 0.0f, c.ptr, n) ==
+        gemm::Status::MisalignedB);
+  CHECK(gemm::gemm<float, DotRows>(Op::N, Op::T, m, n, k - 1, 1.0f, a.ptr, k, b.ptr, k - 1, 0.0f, c.ptr, n) ==
+        gemm::Status::MisalignedB);
+  CHECK(gemm::kernel_launches() == before);
+  std::vector<float> after(static_cast<size_t>(17) * n);
+  CUDA_REQUIRE(cudaMemcpy(after.data(), c.ptr, after.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(std::all_of(after.begin(), after.end(), [](float x) { return x == 0.0f; }));
+}
+
+TEST_CASE("DotRowsPolicy: bitwise the same C from call to call, k slices included", "[gpu][dotrows]") {
+  gemm_test::check_bitwise_repeatable<DotRows, float>(5, 100, 8192);   // 4 blocks of columns: k in slices (sm_90)
+  gemm_test::check_bitwise_repeatable<DotRows, float>(16, 9000, 2048);  // 282 blocks: whole k
+}
+
+TEST_CASE("Tuned runs fp32 decode against a weight stored transposed on DotRowsPolicy", "[gpu][dotrows][tuned]") {
+  const gemm::CudaCoreRules& r = gemm::rules_for(90).cuda_cores;
+  gemm_test::DeviceBuffer<float> probe(4);
+  const auto dot_rows = [&](Op op_b, int m, int n, int k, int ldb, int b_offset = 0) {
+    return gemm::plan<float>(Op::N, op_b, m, n, k, 1.0f, probe.ptr, k, probe.ptr + b_offset, ldb, 0.0f, probe.ptr, n)
+               .composition.find("DotRowsPolicy") != std::string::npos;
+  };
+  CHECK(dot_rows(Op::T, 16, 4096, 4096, 4096));
+  CHECK(dot_rows(Op::T, 1, 4096, r.dot_rows_min_k, r.dot_rows_min_k));
+  CHECK_FALSE(dot_rows(Op::T, r.dot_rows_max_m + 1, 4096, 4096, 4096));
+  CHECK_FALSE(dot_rows(Op::T, 16, 4096, r.dot_rows_min_k - 4, r.dot_rows_min_k - 4));
+  CHECK_FALSE(dot_rows(Op::T, 16, 4096, 4095, 4095));    // B's rows not 16-byte aligned
+  CHECK_FALSE(dot_rows(Op::T, 16, 4096, 4096, 4096, 1));  // nor B
+  CHECK_FALSE(dot_rows(Op::N, 16, 4096, 4096, 4096));    // B row-major
+  gemm_test::run_case<Tuned, float>(Case{16, 4096, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T));
+  gemm_test::run_case<Tuned, float>(Case{3, 1000, 1001, -0.5, 1.5, 2, 3, 1, 1, 0, 1}.with_ops(Op::N, Op::T));
 }

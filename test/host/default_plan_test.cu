@@ -112,6 +112,13 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096).composition, "StreamK"));
   CHECK(has(plan_nn<float>(kH100, 4096, 4096, 4096, Op::N, Op::T).reason, "B stored transposed"));
   CHECK(has(plan_nn<float>(kH100, 8, 4096, 4096).reason, "m <= skinny_max_m"));
+  // A few tokens against a weight stored transposed with 16-byte-aligned rows: dot products along k.
+  CHECK(has(plan_nn<float>(kH100, 16, 4096, 4096, Op::N, Op::T).composition, "DotRowsPolicy"));
+  CHECK(has(plan_nn<float>(kH100, 16, 4096, 4096, Op::N, Op::T).reason, "dot_rows_max_m"));
+  CHECK(has(plan_nn<float>(kA100, 1, 4096, 1000, Op::T, Op::T).composition, "DotRowsPolicy"));
+  CHECK(!has(plan_nn<float>(kH100, 17, 4096, 4096, Op::N, Op::T).composition, "DotRowsPolicy"));
+  CHECK(!has(plan_nn<float>(kH100, 16, 4096, 996, Op::N, Op::T).composition, "DotRowsPolicy"));
+  CHECK(!has(plan_nn<float>(kH100, 16, 4096, 4096, Op::N, Op::T, 0, 4097).composition, "DotRowsPolicy"));
   CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "TileShape<64,64,32,1,4>"));
   CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "SplitK<4>"));  // 64 small tiles: split k
   CHECK(has(plan_nn<float>(kH100, 768, 768, 768).composition, "SplitK<4>"));  // 144: about one per SM

@@ -56,4 +56,18 @@ Status image_of(const DeviceInfo& dev, Image& image) {
   return Status::Success;
 }
 
+// k slices for a CUDA-core kernel whose slices of one block's columns are the blocks of a thread
+// block cluster (few_rows_kernel, dot_rows_kernel): `wanted` (as the caller's occupancy rule asks),
+// at most max_slices and at least min_slice k each; 1 off sm_90, or where the running image is not
+// sm_90 code (an sm_90 device running older PTX through the JIT has no cluster code).
+template <int = 0>
+int cluster_k_slices(long long wanted, int k, int max_slices, int min_slice, const DeviceInfo& dev) {
+  if (max_slices == 1 || wanted <= 1 || dev.arch < 90) return 1;
+  Image image;
+  if (image_of(dev, image) != Status::Success || image.arch < 90) return 1;
+  long long s = wanted < max_slices ? wanted : max_slices;
+  if (s > k / min_slice) s = k / min_slice;
+  return s > 1 ? static_cast<int>(s) : 1;
+}
+
 }  // namespace gemm::detail

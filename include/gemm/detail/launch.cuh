@@ -361,5 +361,15 @@ Status with_ops(Op op_a, Op op_b, F&& f) {
   }
 }
 
+// f(std::integral_constant<int, R>{}) for R the smallest power of two of at least m, capped at Max
+// (the kernels that keep every row of C in registers are compiled for 1, 2, 4, ... rows).
+template <int Max, int R = 1, class F>
+auto with_rows_rounded(int m, F&& f) {
+  if constexpr (R < Max) {
+    if (m > R) return with_rows_rounded<Max, (2 * R < Max ? 2 * R : Max)>(m, f);
+  }
+  return f(std::integral_constant<int, R>{});
+}
+
 }  // namespace detail
 }  // namespace gemm
