@@ -143,26 +143,23 @@ struct FewRowsPolicy {
   template <class T, class Args>
   static Status check_alignment(const Args&) { return Status::Success; }
 
+  // The kernel for m rounded up to a power of two (its rows past m are zeros); a larger m than Rows is
+  // refused (detail::with_rows_rounded).
   template <class T, class Layouts, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    if (args.m > Rows) return Status::UnsupportedShape;
-    // (The kernel for m rounded up to a power of two: its rows past m are zeros.)
-    return detail::with_rows_rounded<Rows>(
-        args.m, [&](auto rows) { return launch_rows<decltype(rows)::value>(args, dev, stream); });
-  }
-
- private:
-  template <int R, class Args>
-  static Status launch_rows(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     using S = typename Args::Scalar;
     const long long spans = detail::ceil_div(args.n, detail::kFewRowsCols);
     const int slices = k_slices(spans, args.k, dev);
-    const int chunk = detail::few_rows_chunk(R, detail::ceil_div(args.k, slices), sizeof(S));
-    const int smem = std::max(R * chunk, (Warps + R) * detail::kFewRowsCols) * static_cast<int>(sizeof(S));
-    return detail::launch_kernel_in_clusters<&detail::few_rows_kernel<Args, R, Warps, Loads>>(
-        false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps, smem, stream, dev, args, chunk, slices);
+    return detail::with_rows_rounded<Rows>(args.m, [&](auto rows) {
+      constexpr int R = decltype(rows)::value;
+      const int chunk = detail::few_rows_chunk(R, detail::ceil_div(args.k, slices), sizeof(S));
+      const int smem = std::max(R * chunk, (Warps + R) * detail::kFewRowsCols) * static_cast<int>(sizeof(S));
+      return detail::launch_kernel_in_clusters<&detail::few_rows_kernel<Args, R, Warps, Loads>>(
+          false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps, smem, stream, dev, args, chunk, slices);
+    });
   }
 
+ private:
   // k slices per span of 64 columns: 1, or on sm_90 where the spans fill fewer than half the SMs, as
   // many as fill them (detail::cluster_k_slices: within MaxSlices and kFewRowsMinSlice k each).
   static int k_slices(long long spans, int k, const detail::DeviceInfo& dev) {
@@ -213,22 +210,19 @@ struct DotRowsPolicy {
   template <class T, class Layouts, class Args>
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (args.op_b != Op::T) return Status::UnsupportedLayout;
-    if (args.m > Rows) return Status::UnsupportedShape;
-    return detail::with_rows_rounded<Rows>(
-        args.m, [&](auto rows) { return launch_rows<decltype(rows)::value>(args, dev, stream); });
+    const long long spans = detail::ceil_div(args.n, kBlockCols);
+    const int slices = k_slices(spans, args.k, dev);
+    const int chunk_k = static_cast<int>(detail::ceil_div(args.k, slices));
+    return detail::with_rows_rounded<Rows>(args.m, [&](auto rows) {  // (m past Rows: UnsupportedShape)
+      constexpr int R = decltype(rows)::value;
+      const int chunk = detail::dot_rows_chunk(R, chunk_k);
+      return detail::launch_kernel_in_clusters<&detail::dot_rows_kernel<Args, R, Warps, Loads>>(
+          false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps,
+          std::max(chunk, kBlockCols) * R * static_cast<int>(sizeof(float)), stream, dev, args, chunk, slices);
+    });
   }
 
  private:
-  template <int R, class Args>
-  static Status launch_rows(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    const long long spans = detail::ceil_div(args.n, kBlockCols);
-    const int slices = k_slices(spans, args.k, dev);
-    const int chunk = detail::dot_rows_chunk(R, static_cast<int>(detail::ceil_div(args.k, slices)));
-    const int smem = std::max(R * chunk, R * kBlockCols) * static_cast<int>(sizeof(float));
-    return detail::launch_kernel_in_clusters<&detail::dot_rows_kernel<Args, R, Warps, Loads>>(
-        false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps, smem, stream, dev, args, chunk, slices);
-  }
-
   // k slices per block's columns: as many as make kBlocksPerSm blocks per SM (detail::cluster_k_slices:
   // sm_90, within MaxSlices and kDotRowsMinSlice k each). A block's warps wait on B's rows from HBM,
   // so an SM needs several blocks' loads in flight, not one (16 x 4096 x 4096: 128 blocks).

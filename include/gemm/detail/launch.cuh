@@ -362,9 +362,11 @@ Status with_ops(Op op_a, Op op_b, F&& f) {
 }
 
 // f(std::integral_constant<int, R>{}) for R the smallest power of two of at least m, capped at Max
-// (the kernels that keep every row of C in registers are compiled for 1, 2, 4, ... rows).
+// (the kernels that keep every row of C in registers are compiled for 1, 2, 4, ... rows); an m past
+// Max is refused (UnsupportedShape), before any launch.
 template <int Max, int R = 1, class F>
-auto with_rows_rounded(int m, F&& f) {
+Status with_rows_rounded(int m, F&& f) {
+  if (m > Max) return Status::UnsupportedShape;
   if constexpr (R < Max) {
     if (m > R) return with_rows_rounded<Max, (2 * R < Max ? 2 * R : Max)>(m, f);
   }
