@@ -218,8 +218,8 @@ struct Tuned : Named<Tuned> {
   // few blocks, instead of two aligned copies, the wgmma tiles and their k split's fixup.
   using FewRows = FewRowsPolicy<8, 32, 4, 8>;
   // Strict fp32, a few tokens against a weight stored transposed: dot products along B's rows,
-  // 8 warps of 4 columns a block, 2 steps of 128 k in flight per lane (Warps 4 or Loads 4 were
-  // slower: H200, plan in rules.cuh's dot_rows_max_m).
+  // 8 warps of 4 columns a block, 2 steps of 128 k in flight per lane (4 warps, or 4 steps, were
+  // slower on an H200: design/fp32-cuda-cores.md; the rule's figures at rules.cuh's dot_rows_max_m).
   using DotRows = DotRowsPolicy<16, 8, 2, 8>;
   // double on sm_80+: the FP64 tensor cores (Dmma's composition: 128x128 tiles) where they make at
   // least one tile per SM, else 128x64 tiles of 8 warps of 32x32 (1024^2: 128 tiles instead of 64;

@@ -4,17 +4,17 @@
 // row of B. Such a call is bound by reading B once (16 tokens: 8 flops a byte); the tiled kernels
 // stage B through shared memory in 16 x 512 tiles and reach about a quarter of HBM's bandwidth.
 //
-// A block owns kWarps x kColsPerWarp columns of C, every row, and all of k or, where the columns make
-// few blocks (sm_90), one of `slices` k slices (the blocks of one thread block cluster, whose first
-// block adds their sums in rank order from the others' shared memory, as few_rows_kernel does). Warp
-// w takes kColsPerWarp rows of B, its lanes along k: lane l loads 16 bytes of each row at k = 4 l,
-// 4 l + 128, ... (a warp's load instruction reads 512 neighbouring bytes of one row), kLoads such
-// steps of each row in flight (below: in two groups in turn for up to 8 rows). A's rows pass through
-// shared memory `chunk` k at a time, each row contiguous (one 16-byte read per row and step, the
-// same for the warp's columns), rows past m zero
-// (kRows is m rounded up to 1, 2, 4, 8 or 16 by the launch: no branch on m). Each lane's partial
-// sums are added across the warp in a fixed butterfly order, so results are the same from call to
-// call; each leaves through the mma family's element store (C = epilogue(alpha * acc + beta * C)).
+// A block owns kWarps x kColsPerWarp columns of C, every row, and all of k or, where the blocks make
+// fewer than two per SM (sm_90), one of `slices` k slices (the blocks of one thread block cluster,
+// whose first block adds their sums in rank order from the others' shared memory, as
+// few_rows_kernel does). Warp w takes kColsPerWarp rows of B, its lanes along k: lane l loads 16
+// bytes of each row at k = 4 l, 4 l + 128, ... (a warp's load instruction reads 512 neighbouring
+// bytes of one row), kLoads such steps of each row in flight (below: in two groups in turn for up
+// to 8 rows). A's rows pass through shared memory `chunk` k at a time, each row contiguous (one
+// 16-byte read per row and step, the same for the warp's columns), rows past m zero (kRows is m
+// rounded up to 1, 2, 4, 8 or 16 by the launch: no branch on m). Each lane's partial sums are added
+// across the warp in a fixed butterfly order, so results are the same from call to call; each
+// leaves through the mma family's element store (C = epilogue(alpha * acc + beta * C)).
 // B's rows and leading dimension are 16-byte aligned (the policy checks); A's may be anything.
 #include "../args.cuh"
 #include "../detail/batch.cuh"
