@@ -79,6 +79,10 @@ struct Scales {
   // (Kernels.) Floats from one 128-column block of B's block scales to the next: 0 for ceil(k / 128);
   // an aligned copy's pitch (HopperPolicy::plan_staging).
   long long b_n_stride = 0;
+  // The steps those strides stand for, 0 taken as said: floats from one k block of A's block scales
+  // to the next (m rows), and from one 128-column block of B's to the next (k of the call).
+  __host__ __device__ long long a_step(int m) const { return a_k_stride != 0 ? a_k_stride : m; }
+  __host__ __device__ long long b_step(int k) const { return b_n_stride != 0 ? b_n_stride : k_blocks(k); }
 
   // These scales with the partial sums promoted every k values of k (0: never).
   Scales promote_every(int k) const {

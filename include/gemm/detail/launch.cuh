@@ -366,7 +366,9 @@ Status with_ops(Op op_a, Op op_b, F&& f) {
 // Max is refused (UnsupportedShape), before any launch.
 template <int Max, int R = 1, class F>
 Status with_rows_rounded(int m, F&& f) {
-  if (m > Max) return Status::UnsupportedShape;
+  if constexpr (R == 1) {
+    if (m > Max) return Status::UnsupportedShape;
+  }
   if constexpr (R < Max) {
     if (m > R) return with_rows_rounded<Max, (2 * R < Max ? 2 * R : Max)>(m, f);
   }

@@ -74,14 +74,14 @@ struct ScratchCopies {
       RowCopies<float> scales;
       if (copy[3]) {
         float* dst = reinterpret_cast<float*>(scratch + offset[3]);
-        const long long step = sc.a_k_stride != 0 ? sc.a_k_stride : args.m;
-        scales.first = {sc.a, static_cast<int>(step), rows[3], row_len[3], dst, ld[3]};
+        scales.first = {sc.a, static_cast<int>(sc.a_step(args.m)), rows[3], row_len[3], dst, ld[3]};
         sc.a = dst;
         sc.a_k_stride = ld[3];
       }
       if (copy[4]) {
         float* dst = reinterpret_cast<float*>(scratch + offset[4]);
-        (copy[3] ? scales.second : scales.first) = {sc.b, row_len[4], rows[4], row_len[4], dst, ld[4]};
+        const int ld_src = static_cast<int>(sc.b_step(args.k));
+        (copy[3] ? scales.second : scales.first) = {sc.b, ld_src, rows[4], row_len[4], dst, ld[4]};
         sc.b = dst;
         sc.b_n_stride = ld[4];
       }

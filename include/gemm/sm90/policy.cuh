@@ -687,8 +687,10 @@ struct HopperPolicy {
       if (sc.mode == ScaleMode::Block) {
         const int k_blocks = static_cast<int>(Scales::k_blocks(args.k));
         const int n_blocks = static_cast<int>(detail::ceil_div(args.n, kScaleBlock));
-        if (!detail::vector_aligned(sc.a, args.m)) st.add(3, k_blocks, args.m, sizeof(float));
-        if (!detail::vector_aligned(sc.b, k_blocks)) st.add(4, n_blocks, k_blocks, sizeof(float));
+        if (!detail::vector_aligned(sc.a, static_cast<int>(sc.a_step(args.m))))
+          st.add(3, k_blocks, args.m, sizeof(float));
+        if (!detail::vector_aligned(sc.b, static_cast<int>(sc.b_step(args.k))))
+          st.add(4, n_blocks, k_blocks, sizeof(float));
       }
     }
     return st;

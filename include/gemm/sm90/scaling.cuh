@@ -44,14 +44,14 @@ __device__ __forceinline__ int scaled_row(int m, int tile_m, int row, int mi, in
 // Block scales: floats from one k block of A's scales to the next (the caller's stride, else m).
 template <class Args>
 __device__ __forceinline__ long long a_scale_step(const Scales& sc, const Args& args) {
-  return sc.a_k_stride != 0 ? sc.a_k_stride : args.m;
+  return sc.a_step(args.m);
 }
 
 // Block scales: k block 0's scale of B's 128-column block nb (clamped into B) of a call's B.
 template <class Args>
 __device__ __forceinline__ const float* b_scale_column(const Scales& sc, const Args& args, int nb) {
   const int n_blocks = (args.n + kScaleBlock - 1) / kScaleBlock;
-  return sc.b + min(nb, n_blocks - 1) * (sc.b_n_stride != 0 ? sc.b_n_stride : Scales::k_blocks(args.k));
+  return sc.b + min(nb, n_blocks - 1) * sc.b_step(args.k);
 }
 
 // Block scales that travel in the stages (BlockShape::kScaleSlots): what the producer copies for k
