@@ -315,7 +315,7 @@ struct TiledPolicy {
   // out among up to one wave of blocks, after a beta pass over those tiles (their blocks add into C).
   template <class Args, class Cfg, auto Kernel>
   static Status stream_k_schedule(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
-                                  long long tiles, StreamKSchedule& sk) {
+                                  long long tiles, KSchedule& sk) {
     if (Status s = detail::prepare_kernel<Kernel>(Cfg::kSmemBytes, dev); s != Status::Success) return s;
     int per_sm = 0;
     if (Status s = detail::resident_blocks<Kernel>(Cfg::kThreads, Cfg::kSmemBytes, dev, per_sm); s != Status::Success)
@@ -337,7 +337,7 @@ struct TiledPolicy {
   // complete sums (split-K: all of C; stream-K: the tiles it shared out).
   template <class Args, class Cfg>
   static Status finish_k_split(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
-                               const StreamKSchedule& sk, long long tiles) {
+                               const KSchedule& sk, long long tiles) {
     if constexpr (!detail::has_epilogue<Args>) {
       return Status::Success;
     } else if constexpr (KSplit::kSplits > 1) {
@@ -371,8 +371,8 @@ struct TiledPolicy {
     auto run = [&](auto aligned) {
       return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
         constexpr auto kK = kKernel<Args, decltype(aligned)::value, decltype(layouts)>;
-        long long blocks = tiles * KSplit::kSplits;
-        StreamKSchedule sk{static_cast<int>(std::min<long long>(tiles, INT_MAX)), 0};
+        KSchedule sk{static_cast<int>(std::min<long long>(tiles, INT_MAX)), 0, KSplit::slices(tiles, args.k, dev.sms)};
+        long long blocks = tiles * sk.slices;
         if constexpr (KSplit::kStreamK) {
           if (Status s = stream_k_schedule<Args, Cfg, kK>(args, dev, stream, tiles, sk); s != Status::Success) return s;
           blocks = sk.dp_tiles + static_cast<long long>(sk.sk_blocks);

@@ -149,13 +149,19 @@ struct CudaCoreRules {
   int dot_rows_max_m = 16;
   int dot_rows_min_k = 1000;
   int pack_min_k = 512;         // misaligned rows copied aligned first where k is at least this
-  int large_split_min_k = 2048; // 4 k slices of the large tile from this k
-  int small_split_min_k = 256;  // 4 k slices of the 64x64 tile from this k
-  // The cost model of the small-C choices, in units of a 64x64 tile's quarter of k: a large tile's
-  // slice is 8 of them at large_slice_speed x the small tile's speed; a whole small tile 4, times
-  // latency_penalty while at most one tile per SM and k >= large_split_min_k; a small slice
-  // small_slice_cost (its beta pass and atomic adds).
+  int large_split_min_k = 2048; // k slices of the large tile from this k
+  int small_split_min_k = 256;  // k slices of the 64x64 tile from this k
+  // The cost model of the small-C choices, in units of a 64x64 tile's quarter of k: a large tile is
+  // 32 of them at large_slice_speed x the small tile's speed, a slice of s 32 / s; a whole small
+  // tile 4, times latency_penalty while at most one tile per SM and k >= large_split_min_k; a small
+  // slice of s small_slice_cost x 4 / s (its beta pass and atomic adds).
   double large_slice_speed = 1.16;
+  // The large tile's k slices only where its tiles cover at most this times the area of C the 64x64
+  // tiles cover: on ragged C they ran slower than their count says (H200, rows copied aligned first:
+  // 1023 x 1025 x 4093, 40 large tiles covering 1.25 of C in 3 slices, 0.70 of cuBLAS against 0.78
+  // for 272 small tiles covering 1.06 in 4; 1279 x 1281 x 5117 0.72 against 0.81), where C that
+  // fills them (3072 x 768 x 3152: 0.91 against 0.81) ran as counted.
+  double large_split_max_cover = 1.05;
   double latency_penalty = 1.2;
   double small_slice_cost = 1.1;
 };
@@ -207,7 +213,8 @@ struct TuningRules {
            c.large_tiles.describe() + " rounds, dot products to m " + std::to_string(c.dot_rows_max_m) + " from k " +
            std::to_string(c.dot_rows_min_k) + ", skinny to m " + std::to_string(c.skinny_max_m) + " from k " +
            std::to_string(c.skinny_min_k) + ", copies from k " + std::to_string(c.pack_min_k) +
-           ", large slices from k " + std::to_string(c.large_split_min_k) + ", small slices from k " +
+           ", large slices from k " + std::to_string(c.large_split_min_k) + " covering at most " +
+           detail::decimal(c.large_split_max_cover) + " of the small tiles' area, small slices from k " +
            std::to_string(c.small_split_min_k) + ", slice weights " + detail::decimal(c.large_slice_speed) + "/" +
            detail::decimal(c.latency_penalty) + "/" + detail::decimal(c.small_slice_cost) + "; decode kernel to m " +
            std::to_string(decode.max_m) + ", tokens as B's columns to " +

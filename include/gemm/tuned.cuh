@@ -61,27 +61,34 @@ struct Tuned : Named<Tuned> {
   using BatchMedium = TiledPolicy<TileShape<128, 128, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                                   VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
                                   CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>>;
-  // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile, 4 k slices.
+  // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile in k slices, the count
+  // that fills whole rounds of the SMs best at its one block per SM (SplitKToFill, 2 to 8; H200,
+  // fp32 against cuBLAS SGEMM: 3072 x 768 x 3152 TN 0.90 in 5 slices, 0.75 in 4; 1280 x 1280 x
+  // 5120 0.96 in 5, 0.78 in 4; results in benchmark/results/h200-2026-11-29-fp32-k-slices/).
+  using LargeKSlices = SplitKToFill<2, 8, 256, 1>;
   using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                                   VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
-                                  CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>, SplitK<4>>;
+                                  CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>, LargeKSlices>;
   // Smaller C: 64x64 tiles, so that 1024 x 1024 still gives 256 blocks for 132 SMs. A stays
   // k-contiguous in shared memory, so 16-byte cp.async copies fill the pipeline; 32 deep in k, with
   // the fragment pipeline overlapping the barrier.
-  template <int BPad>
+  template <int BPad, class KSplit = NoSplitK>
   using SmallWithBPad = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
                                     SmemLayout<RowMajor<4>, RowMajor<BPad>>, CpAsyncFragmentPipeline<3>,
-                                    OuterProductAlongK, VectorEpilogue, SwizzledRaster<8>>;
+                                    OuterProductAlongK, VectorEpilogue, SwizzledRaster<8>, KSplit>;
   using Small = SmallWithBPad<0>;
-  // Small C with a long k and at most half an SM's worth of 64x64 tiles (a 128-row block of a
-  // larger multiply, as gemm::host runs them): each tile's k loop alone is the time (39 us at
-  // 128 x 1024 x 1024 on an H100, the same as at 32 rows), so the tile's k is cut in 4 slices
-  // (22.7 us; 8 slices gained little more).
-  using SmallSplitK = TiledPolicy<TileShape<64, 64, 32, 1, 4>, WarpThreadMap<32, 32, 8, 1>, VectorLoader<>,
-                                  SmemLayout<RowMajor<4>, RowMajor<0>>, CpAsyncFragmentPipeline<3>,
-                                  OuterProductAlongK, VectorEpilogue, SwizzledRaster<8>, SplitK<4>>;
+  // Small C with a long k and few 64x64 tiles (a weight gradient over many tokens, a 128-row block
+  // of a larger multiply as gemm::host runs them): each tile's k loop alone is the time, so the
+  // tiles' k is cut in the slice count that spreads the blocks most evenly over the SMs
+  // (SplitKToFill's cost; 4 to 32, each at least 256 long). Its weights were fitted to fixed counts
+  // on an H200 (fp32 against cuBLAS SGEMM, 15 shapes of 1 to 272 tiles: a geometric mean of 0.79 at
+  // its picks against 0.80 at each shape's best count and 0.59 at 4; 768 x 768 x 8192 TN 0.68 in 4
+  // slices, 0.79 in 10; results in benchmark/results/h200-2026-11-29-fp32-k-slices/).
+  using SmallKSlices = SplitKToFill<4, 32, 256, 2>;
+  using SmallSplitK = SmallWithBPad<0, SmallKSlices>;
   // B stored transposed: a warp copies 32 k of one B row; rows of 65 floats put them in 32 banks.
   using SmallTransposedB = SmallWithBPad<1>;
+  using SmallTransposedBSplitK = SmallWithBPad<1, SmallKSlices>;
   // m <= 16 with a long k: memory-bound (B is read once), so the tile is 16 x 512 with each thread
   // owning all 16 rows of 4 columns (every B value loaded from shared memory feeds 16 FMAs), 16 k
   // slices give 128 blocks, a 4-stage cp.async pipeline keeps B in flight, and the slices add into
@@ -243,11 +250,12 @@ struct Tuned : Named<Tuned> {
     return "float: large aligned C {" + Large::parts() + "}; large misaligned C {" + LargeMisaligned::parts() +
            "}; batches of entries up to 512x512, aligned {" + BatchMedium::parts() +
            "}; fewer large tiles, by rounds of the SMs: k >= 2048 {" + LargeSplitK::parts() + "}, whole small tiles {" +
-           Small::parts() + "}, k >= 256 {" + SmallSplitK::parts() +
+           Small::parts() + "}, k >= 256 where the slices cost less {" + SmallSplitK::parts() +
            "}, each of those on aligned copies where rows are not 16-byte aligned, the small tiles take more than a "
            "round, k >= 512 and B is not stored transposed (A stored transposed: split k only) {PackedRows<...>}; "
            "B stored transposed, large C {" + LargeTransposedB::parts() + "}; B stored transposed, small C {" +
-           SmallTransposedB::parts() + "}; single products, B stored transposed with 16-byte-aligned rows, m <= "
+           SmallTransposedB::parts() + "}, k >= 256 where the slices cost less {" + SmallTransposedBSplitK::parts() +
+           "}; single products, B stored transposed with 16-byte-aligned rows, m <= "
            "dot_rows_max_m, k >= dot_rows_min_k {" + DotRows::parts() + "}; m <= 16, k >= 1024, aligned {" + Skinny::parts() +
            "}; before sm_80 {WarpTiled}; double: sm_80+, at least one such tile per SM {" + DoubleMma::parts() +
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
@@ -493,6 +501,36 @@ struct Tuned : Named<Tuned> {
            args.k >= r.pack_min_k;
   }
 
+  // The costs of the 64x64 fp32 tiles whole and in k slices (SmallKSlices: as many as fill a round
+  // of the SMs at four blocks each, at least 4), in rounds of the SMs, a round being one block per SM
+  // (blocks resident side by side share their SM, so an SM's time follows its share of the blocks:
+  // 1023 x 1025 is 272 tiles of 64x64, two per SM and three on 8 SMs), in units of a 64x64 tile's
+  // quarter of k: a whole small tile 4 (latency_penalty times that while at most one tile per SM and
+  // k >= large_split_min_k: one block per SM hides little latency), a slice of s small_slice_cost x
+  // 4 / s (its share of the beta pass and the atomic adds). H100/H200, tools/plan_audit.cu: 1023 x
+  // 1025 x 1021 on aligned copies 81.0 us split against 93.8, 1056^3 72.8 against 85.6, 1535 x 1537
+  // x 1533 221.9 unsplit against 224.4, 1023 x 1025 x 4093 small split 269.1 against large split
+  // 412.6; 128 x 4096 x 4096 small split 112.7 against 123.3 (one tile per SM).
+  struct SmallTileCosts {
+    double whole, split;
+    bool split_pays() const { return split < whole; }
+  };
+  template <class Args>
+  static SmallTileCosts small_tile_costs(const Args& args, const detail::DeviceInfo& dev, bool aligned,
+                                         bool few_entries) {
+    const CudaCoreRules& r = rules_for(dev.arch).cuda_cores;
+    const long long tiles = batch_tiles(args, 64, 64);
+    const auto rounds = [&](long long blocks) { return static_cast<double>(detail::ceil_div(blocks, dev.sms)); };
+    const bool latency_bound = tiles <= dev.sms && args.k >= r.large_split_min_k;
+    // (Rows not 16-byte aligned split k only while the tiles fill at most half the SMs: H200, 255 x
+    // 257 x 253 10.4 us split against 13.5, 383 x 385 x 381 15.6 against 18.3, but 511 x 513 x 509
+    // 27.2 against 23.2: the element-by-element split pays for its beta pass only with few tiles.)
+    const bool can_split = (aligned || tiles * 2 <= dev.sms) && few_entries && args.k >= r.small_split_min_k;
+    const int slices = SmallKSlices::slices(tiles, args.k, dev.sms);
+    return {4 * rounds(tiles) * (latency_bound ? r.latency_penalty : 1.0),
+            can_split ? r.small_slice_cost * 4.0 / slices * rounds(slices * tiles) : HUGE_VAL};
+  }
+
   // Strict fp32 on sm_80+ (cp.async), for rows that are 16-byte aligned or not.
   template <class L, class Args, class Visit>
   static Status strict_fp32(const Args& args, const detail::DeviceInfo& dev, bool aligned, Visit&& visit) {
@@ -520,51 +558,61 @@ struct Tuned : Named<Tuned> {
         return visit(Pick<LargeTransposedB, float>{}, "fp32, B stored transposed, 128x256 tiles fill large_tiles "
                                                       "rounds of the SMs: 256x128 tiles, B copied element-wise into "
                                                       "padded rows");
+      if (small_tile_costs(args, dev, aligned, few_entries).split_pays())
+        return visit(Pick<SmallTransposedBSplitK, float>{}, "fp32, B stored transposed, fewer 128x256 tiles than "
+                                                            "large_tiles rounds, k >= small_split_min_k, and k slices "
+                                                            "of 64x64 tiles balance the SMs best: 64x64 tiles, k "
+                                                            "slices to fill a round of the SMs");
       return visit(Pick<SmallTransposedB, float>{}, "fp32, B stored transposed, fewer 128x256 tiles than large_tiles "
                                                     "rounds: 64x64 tiles");
     } else {
+      // The large tile in k slices (at LargeKSlices' count s): a large tile is 32 units of the model
+      // below at large_slice_speed x the small tile's speed (2048^3: 358 against 417 us), a slice
+      // 32 / s of them. It splits only where C fills it (4096 x 128 x 4096: 195.5 us against 112.8
+      // in small slices; H100).
+      const auto cover = [&](int bm, int bn) {
+        return static_cast<double>(detail::ceil_div(args.m, bm) * bm) * static_cast<double>(detail::ceil_div(args.n, bn) * bn);
+      };
+      const bool split_large = aligned && large_entries && args.m >= 128 && args.n >= 256 &&
+                               args.k >= r.large_split_min_k &&
+                               cover(128, 256) <= r.large_split_max_cover * cover(64, 64);
+      const auto large_cost = [&](int slices) {
+        return 32 / (r.large_slice_speed * slices) *
+               static_cast<double>(detail::ceil_div(slices * large_tiles, static_cast<long long>(dev.sms)));
+      };
+      const int large_count = LargeKSlices::slices(large_tiles, args.k, dev.sms);
+      const double large_slices = split_large ? large_cost(large_count) : HUGE_VAL;
       if (large_entries && large_round) {
         if constexpr (Args::kBatching != Batch::None) {  // (compiled for batches only)
           if (aligned && args.m <= 512 && args.n <= 512)
             return visit(Pick<BatchMedium, float>{}, "fp32, a batch of entries up to 512x512, 16-byte-aligned rows: "
                                                      "128x128 tiles");
         }
+        // Within one round the whole tiles leave SMs idle (96 of them: 36 of 132), where stream-K
+        // shares out nothing: k slices where they cost less (H200, 2048 x 1536 x 4096 TN: 0.91 of
+        // cuBLAS in 4 slices, 0.75 whole).
+        // (In whole blocks: s slices take fewer than s times the one round of whole tiles.)
+        if (split_large && large_tiles < dev.sms &&
+            detail::ceil_div(large_count * large_tiles, static_cast<long long>(dev.sms)) < large_count)
+          return visit(Pick<LargeSplitK, float>{}, "fp32, 128x256 tiles fill large_tiles rounds but not one round, k >= "
+                                                   "large_split_min_k, and k slices of them cost less than whole tiles: "
+                                                   "128x256 tiles, k slices that fill whole rounds");
         return aligned ? visit(Pick<Large, float>{}, "fp32, 128x256 tiles fill large_tiles rounds, 16-byte-aligned rows: "
                                                      "128x256 tiles, stream-K for the last wave")
                        : visit(Pick<LargeMisaligned, float>{}, "fp32, 128x256 tiles fill large_tiles rounds, rows not "
                                                                "16-byte aligned: 256x128 tiles, element copies");
       }
-      // Fewer than 96 large tiles: the large tile with 4 k slices, 64x64 tiles, or 64x64 tiles with 4
-      // k slices, whichever a cost model in rounds of the SMs finds cheapest. A round is one block per
-      // SM (blocks resident side by side share their SM, so an SM's time follows its share of the
-      // blocks: 1023 x 1025 is 272 tiles of 64x64, two per SM and three on 8 SMs). Costs are in units
-      // of a 64x64 tile's quarter of k: a large tile's slice is 8 of them at 1.16x the small tile's
-      // speed (2048^3: 358 against 417 us), a whole small tile 4 (1.2x that while at most one tile per
-      // SM and k >= 2048: one block per SM hides little latency), a small slice 1.1 (the beta pass and
-      // the atomic adds). H100/H200, tools/plan_audit.cu: 1023 x 1025 x 1021 on aligned copies 81.0 us
-      // split against 93.8, 1056^3 72.8 against 85.6, 1535 x 1537 x 1533 221.9 unsplit against 224.4,
-      // 1024 x 1024 x 4096 large split 201.0 against 217.4, 1023 x 1025 x 4093 small split 269.1 against
-      // large split 412.6; 128 x 4096 x 4096 small split 112.7 against 123.3 (one tile per SM). The
-      // large tile splits only where C fills it (4096 x 128 x 4096: 195.5 us against 112.8 in small
-      // slices; H100).
-      const long long small_tiles = batch_tiles(args, 64, 64);
-      const auto rounds = [&](long long blocks) { return static_cast<double>(detail::ceil_div(blocks, dev.sms)); };
-      const bool latency_bound = small_tiles <= dev.sms && args.k >= r.large_split_min_k;
-      const double whole_small = 4 * rounds(small_tiles) * (latency_bound ? r.latency_penalty : 1.0);
-      // (Rows not 16-byte aligned split k only while the tiles fill at most half the SMs: H200, 255 x
-      // 257 x 253 10.4 us split against 13.5, 383 x 385 x 381 15.6 against 18.3, but 511 x 513 x 509
-      // 27.2 against 23.2: the element-by-element split pays for its beta pass only with few tiles.)
-      const bool split_small = (aligned || small_tiles * 2 <= dev.sms) && few_entries && args.k >= r.small_split_min_k;
-      const bool split_large =
-          aligned && large_entries && args.m >= 128 && args.n >= 256 && args.k >= r.large_split_min_k;
-      const double small_slices = split_small ? r.small_slice_cost * rounds(4 * small_tiles) : HUGE_VAL;
-      const double large_slices = split_large ? 8 / r.large_slice_speed * rounds(4 * large_tiles) : HUGE_VAL;
-      if (large_slices < std::min(whole_small, small_slices))
-        return visit(Pick<LargeSplitK, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds, k >= large_split_min_k, and 4 k slices of "
-                                                 "them take the fewest rounds of the SMs: 128x256 tiles, 4 k slices");
-      if (small_slices < whole_small)
-        return visit(Pick<SmallSplitK, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds, k >= small_split_min_k, and 4 k slices of "
-                                                 "64x64 tiles balance the SMs best: 64x64 tiles, 4 k slices");
+      // Fewer than 96 large tiles: the large tile in k slices, 64x64 tiles whole or in k slices,
+      // whichever small_tile_costs' model finds cheapest.
+      const SmallTileCosts small = small_tile_costs(args, dev, aligned, few_entries);
+      if (large_slices < std::min(small.whole, small.split))
+        return visit(Pick<LargeSplitK, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds, k >= large_split_min_k, and k slices of "
+                                                 "them take the fewest rounds of the SMs: 128x256 tiles, k slices that fill "
+                                                 "whole rounds");
+      if (small.split_pays())
+        return visit(Pick<SmallSplitK, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds, k >= small_split_min_k, and k slices of "
+                                                 "64x64 tiles balance the SMs best: 64x64 tiles, k slices to fill a "
+                                                 "round of the SMs");
       return visit(Pick<Small, float>{}, "fp32, fewer 128x256 tiles than large_tiles rounds: 64x64 tiles");
     }
   }

@@ -19,11 +19,14 @@ TEST_CASE("fused epilogue: Tuned for every type", "[gpu][epilogue]") {
 TEST_CASE("fused epilogue: split-K, stream-K and Hopper staging apply it once, to the complete sums",
           "[gpu][epilogue]") {
   using gemm::preset::Tuned;
-  // Skinny (m <= 16, k >= 1024): SplitK<16>; 1024 x 1024, k = 2048: LargeSplitK (32 large tiles, 128
-  // slices: one round of the SMs); 1024 x 768, k = 2048: 4 slices of 64x64 tiles (192 tiles).
+  // Skinny (m <= 16, k >= 1024): SplitK<16>; 1024 x 1024, k = 2048: LargeSplitK (32 large tiles in 4
+  // slices: one round of the SMs); 1024 x 768, k = 2048: 24 large tiles in 5 slices; 512 x 512, k =
+  // 4096: 4 slices of 64x64 tiles (64 tiles); 384 x 384, k = 9000: 11 slices of them.
   run_fused<Tuned, float, float, act::GeluTanh>({Case{16, 512, 1024, 1.0, 0.5}, BiasKind::PerRow, false, true});
   run_fused<Tuned, float, float, act::GeluTanh>({Case{1024, 1024, 2048, 1.0, -1.0}, BiasKind::PerColumn, true});
   run_fused<Tuned, float, float, act::GeluTanh>({Case{1024, 768, 2048, 1.0, -1.0}, BiasKind::PerColumn, true});
+  run_fused<Tuned, float, float, act::GeluTanh>({Case{512, 512, 4096, 1.0, -1.0}, BiasKind::PerColumn, true});
+  run_fused<Tuned, float, float, act::GeluTanh>({Case{384, 384, 9000, 0.5, 0.0}, BiasKind::PerRow, true});
   // Stream-K: whole waves one tile per block, the leftover tiles shared out.
   const auto over = gemm_test::rows_past_a_wave<Tuned::Large, float>(10);
   INFO("wave " << over.wave << " tiles_m " << over.tiles_m);

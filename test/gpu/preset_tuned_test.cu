@@ -1,6 +1,8 @@
 // GPU correctness of preset::Tuned (one file per preset so the suite compiles in parallel).
 #include "check.cuh"
 
+using gemm::Op;
+
 GEMM_PRESET_GPU_TESTS(Tuned)
 
 // Tuned picks a composition by shape: cover each path (large, small, skinny split-K) with ragged,
@@ -19,10 +21,45 @@ TEST_CASE("Tuned<float> is correct on every path it dispatches to", "[gpu][Tuned
       Case{100, 100, 100, 1.0, 0.5},                           // small
       Case{100, 6200, 2048, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // few large tiles, long k: split-K
       Case{96, 6144, 2052, -1.0, 0.5, 4, 8, 4},                // the same with padded leading dimensions
-      Case{128, 1024, 1024, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // few small tiles, long k: 4 k slices, NaN in C
+      Case{128, 1024, 1024, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // few small tiles, long k: k slices, NaN in C
       Case{101, 517, 1031, -0.5, 1.5, 4, 4, 4},                // the same, ragged and padded
   };
   for (const Case& c : cases) gemm_test::run_case<gemm::preset::Tuned, float>(c);
+}
+
+// Few 64x64 tiles and a long k: k in the slice count that spreads the blocks most evenly over the
+// SMs (SplitKToFill: 4 to 32, at least 256 long), every layout (B stored transposed on its own padded
+// tiles), slices that end past k (5000 in 19 slices of 288 on 132 SMs), padded and misaligned rows,
+// beta over NaN and not.
+TEST_CASE("Tuned<float> splits few tiles' k into slices that fill the SMs", "[gpu][Tuned][float][kslices]") {
+  using gemm_test::Case;
+  using T = gemm::preset::Tuned;
+  const int sms = gemm_test::device_sms();
+  CHECK(T::SmallKSlices::slices(36, 9000, sms) >= 4);
+  const Case cases[] = {
+      Case{384, 384, 9000, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},  // 36 tiles: 11 slices on 132 SMs, NaN in C
+      Case{130, 70, 5000, -0.5, 1.5, 4, 4, 4},                 // 6 tiles: 19 slices, the last one empty
+      Case{64, 64, 20000, 2.0, -1.0},                          // 1 tile: 32 slices
+      Case{255, 257, 4099, 0.5, 0.25, 1, 3, 1, 1, 1, 1},       // rows not 16-byte aligned: 20 tiles, 13 slices
+      Case{576, 512, 7168, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},  // 72 tiles: 11 slices
+  };
+  for (const Case& c : cases)
+    for (Op a : {Op::N, Op::T})
+      for (Op b : {Op::N, Op::T}) {
+        const Case l = c.with_ops(a, b);
+        INFO(l.str());
+        gemm_test::DeviceBuffer<float> probe(4);
+        const std::string composition = gemm_test::tuned_composition<float>(probe.ptr, a, b, c.m, c.n, c.k);
+        INFO(composition);
+        CHECK(composition.find("SplitKToFill") != std::string::npos);
+        CHECK(composition.find(b == Op::T ? "RowMajor<1>>" : "RowMajor<0>>") != std::string::npos);
+        gemm_test::run_case<T, float>(l);
+      }
+  // The compositions on their own over the standard cases of B stored transposed.
+  for (const Case& c : gemm_test::layout_cases()) {
+    gemm_test::run_case<T::SmallTransposedBSplitK, float>(c.with_ops(Op::N, Op::T));
+    gemm_test::run_case<T::SmallTransposedBSplitK, float>(c.with_ops(Op::T, Op::T));
+  }
 }
 
 // Each composition Tuned dispatches to, called directly on the standard cases (sizes 1 and primes,

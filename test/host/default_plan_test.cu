@@ -120,30 +120,62 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
   CHECK(!has(plan_nn<float>(kH100, 16, 4096, 996, Op::N, Op::T).composition, "DotRowsPolicy"));
   CHECK(!has(plan_nn<float>(kH100, 16, 4096, 4096, Op::N, Op::T, 0, 4097).composition, "DotRowsPolicy"));
   CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "TileShape<64,64,32,1,4>"));
-  CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "SplitK<4>"));  // 64 small tiles: split k
-  CHECK(has(plan_nn<float>(kH100, 768, 768, 768).composition, "SplitK<4>"));  // 144: about one per SM
+  CHECK(has(plan_nn<float>(kH100, 512, 512, 512).composition, "SplitKToFill<4,32,256,2>"));  // 64 small tiles: split k
+  CHECK(has(plan_nn<float>(kH100, 768, 768, 768).composition, "SplitKToFill"));  // 144: about one per SM
   CHECK(!has(plan_nn<float>(kH100, 1024, 1024, 1024).composition, "SplitK"));  // 256 small tiles
   // A 128-row block of 1024^3 (gemm::host's pieces): 32 small tiles for 132 SMs, so k is split.
-  CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).composition, "SplitK<4>"));
-  CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).reason, "4 k slices"));
+  CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).composition, "SplitKToFill"));
+  CHECK(has(plan_nn<float>(kH100, 128, 1024, 1024).reason, "k slices to fill a round"));
   CHECK(!has(plan_nn<float>(kH100, 128, 1024, 128).composition, "SplitK"));  // short k
   // C narrower than the large tile: split k over small tiles, not large ones.
   CHECK(has(plan_nn<float>(kH100, 4096, 128, 4096).composition, "TileShape<64,64,32,1,4>"));
   CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).composition, "TileShape<128,256,16,4,4>"));  // 16 large tiles
-  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).reason, "4 k slices"));                       // x 4 slices
+  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 4096).reason, "k slices that fill whole rounds"));  // x 4 slices
   // Rounds of the SMs: 1536^3 is 576 small tiles (5 rounds, the last of 48) or 2304 slices (18 rounds
   // of a quarter the work); 1056^3 289 (3 rounds, the last of 25) or 1156 (9).
-  CHECK(has(plan_nn<float>(kH100, 1536, 1536, 1536).composition, "SplitK<4>"));
-  CHECK(has(plan_nn<float>(kH100, 1056, 1056, 1056).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 1536, 1536, 1536).composition, "SplitKToFill"));
+  CHECK(has(plan_nn<float>(kH100, 1056, 1056, 1056).composition, "SplitKToFill"));
   CHECK(has(plan_nn<float>(kH100, 1056, 1056, 1056).reason, "balance the SMs"));
-  // 1024 x 2048 x 4096: 64 large tiles in 4 slices take 2 rounds, 512 small ones 4.
+  // 1024 x 2048 x 4096: 64 large tiles in 2 slices take 1 round, 512 small ones 4.
   CHECK(has(plan_nn<float>(kH100, 1024, 2048, 4096).composition, "TileShape<128,256,16,4,4>"));
-  CHECK(has(plan_nn<float>(kH100, 1024, 2048, 4096).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 1024, 2048, 4096).composition, "SplitKToFill<2,8,256,1>"));
   // The shapes the fused split-K test (epilogue_tuned_test.cu) relies on.
   CHECK(has(plan_nn<float>(kH100, 1024, 1024, 2048).composition, "TileShape<128,256,16,4,4>"));
-  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 2048).composition, "SplitK<4>"));
-  CHECK(has(plan_nn<float>(kH100, 1024, 768, 2048).composition, "TileShape<64,64,32,1,4>"));
-  CHECK(has(plan_nn<float>(kH100, 1024, 768, 2048).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 1024, 1024, 2048).composition, "SplitKToFill<2,8,256,1>"));
+  CHECK(has(plan_nn<float>(kH100, 512, 512, 4096).composition, "TileShape<64,64,32,1,4>"));
+  CHECK(has(plan_nn<float>(kH100, 512, 512, 4096).composition, "SplitKToFill<4,32,256,2>"));
+  // The large tile's slices at its one block per SM: the count that fills whole rounds best
+  // (3072 x 768 x 3152, a weight gradient: 72 tiles in 7 slices, 504 blocks in 4 rounds; 1280 x
+  // 1280 x 5120: 50 in 5, 2 rounds; 32 tiles: 4, one round; 64 tiles: 2, one round).
+  using LargeSlices = gemm::preset::Tuned::LargeKSlices;
+  CHECK(LargeSlices::slices(72, 3152, 132) == 7);
+  CHECK(LargeSlices::slices(50, 5120, 132) == 5);
+  CHECK(LargeSlices::slices(32, 4096, 132) == 4);
+  CHECK(LargeSlices::slices(64, 4096, 132) == 2);
+  CHECK(has(plan_nn<float>(kH100, 3072, 768, 3152, Op::T, Op::N).composition, "SplitKToFill<2,8,256,1>"));
+  // Large tiles within one round (96 to 131 of them on 132 SMs): split where the slices' rounds are
+  // fewer than their count (2048 x 1536 x 4096: 96 tiles, 4 slices in 3 rounds), else whole with
+  // stream-K (4096 x 1024 x 12288: 128 tiles, 2 slices would take 2 rounds).
+  CHECK(has(plan_nn<float>(kH100, 2048, 1536, 4096, Op::T, Op::N).composition, "SplitKToFill<2,8,256,1>"));
+  CHECK(has(plan_nn<float>(kH100, 4096, 1024, 12288, Op::T, Op::N).composition, "StreamK"));
+  CHECK(has(plan_nn<float>(kH100, 2048, 1536, 1024).composition, "StreamK"));  // k < large_split_min_k
+  // Few small tiles and a long k: the slice count that spreads the blocks most evenly (384 x 384 x
+  // 65536, a weight gradient: 36 tiles in 11 slices, 3 blocks per SM; 78 SMs: 13, 6 per SM), at
+  // least 4 (272 tiles), at most 32 (one tile), each at least 256 long where that leaves more than
+  // 4 (8 tiles, k = 1536: 6), no fewer than two blocks per SM where k allows (16 tiles: 16).
+  using Slices = gemm::preset::Tuned::SmallKSlices;
+  CHECK(Slices::slices(36, 65536, 132) == 11);
+  CHECK(Slices::slices(36, 65536, 78) == 13);
+  CHECK(Slices::slices(272, 1021, 132) == 4);
+  CHECK(Slices::slices(1, 1 << 20, 132) == 32);
+  CHECK(Slices::slices(8, 1536, 132) == 6);
+  CHECK(Slices::slices(16, 16384, 132) == 16);
+  CHECK(Slices::cost(16, 16, 16384, 132) < Slices::cost(8, 16, 16384, 132));  // 1 block per SM costs as 2
+  CHECK(has(plan_nn<float>(kH100, 384, 384, 65536, Op::T, Op::N).composition, "SplitKToFill"));
+  // B stored transposed splits k on the same model (its 64x64 tiles pad B's rows).
+  CHECK(has(plan_nn<float>(kH100, 512, 576, 7168, Op::N, Op::T).composition, "RowMajor<1>>"));
+  CHECK(has(plan_nn<float>(kH100, 512, 576, 7168, Op::N, Op::T).composition, "SplitKToFill"));
+  CHECK(!has(plan_nn<float>(kH100, 1024, 1024, 1024, Op::N, Op::T).composition, "SplitK"));  // 256 small tiles
 
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).composition, "MmaSyncMath"));
@@ -282,7 +314,7 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
   CHECK(odd.status == Status::Success);
   CHECK(has(odd.composition, "PackedRows<"));
   CHECK(has(odd.composition, "TileShape<64,64,32,1,4>"));
-  CHECK(has(odd.composition, "SplitK<4>"));  // on the copies, the aligned rules: 4 slices balance 272 tiles
+  CHECK(has(odd.composition, "SplitKToFill"));  // on the copies, the aligned rules: slices balance 272 tiles
   // Copies with 64-byte rows: A 1023 x 1024, B 1021 x 1040, C 1023 x 1040 floats, each 256-byte rounded.
   const auto rounded = [](std::size_t bytes) { return (bytes + 255) / 256 * 256; };
   CHECK(odd.workspace_bytes == rounded(1023 * 1024 * 4) + rounded(1021 * 1040 * 4) + rounded(1023 * 1040 * 4));
@@ -291,7 +323,7 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
   // A stored transposed: copies where they let k be split; B stored transposed: none (both are copied
   // element by element into the tiles anyway).
   CHECK(has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::T, Op::N).composition, "PackedRows<"));
-  CHECK(has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::T, Op::N).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::T, Op::N).composition, "SplitKToFill"));
   CHECK(!has(plan_nn<float>(kH100, 1535, 1537, 1533, Op::T, Op::N).composition, "PackedRows"));  // whole tiles
   CHECK(!has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::N, Op::T).composition, "PackedRows"));
   CHECK(!has(plan_nn<float>(kH100, 1023, 1025, 1021, Op::T, Op::T).composition, "PackedRows"));
@@ -302,7 +334,7 @@ TEST_CASE("the default plan copies misaligned fp32 rows where the copies pay", "
   CHECK(!has(plan_nn<float>(kH100, 703, 705, 701).composition, "PackedRows"));
   // On the caller's rows, k is split only while the tiles fill at most half the SMs (42 of 132 here,
   // 72 at 511 x 513).
-  CHECK(has(plan_nn<float>(kH100, 383, 385, 381).composition, "SplitK<4>"));
+  CHECK(has(plan_nn<float>(kH100, 383, 385, 381).composition, "SplitKToFill"));
   CHECK(!has(plan_nn<float>(kH100, 383, 385, 381).composition, "PackedRows"));
   CHECK(!has(plan_nn<float>(kH100, 511, 513, 509).composition, "SplitK"));
   CHECK(plan_nn<float>(kH100, 703, 705, 701).workspace_bytes == 0);

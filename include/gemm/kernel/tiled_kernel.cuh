@@ -211,7 +211,7 @@ __device__ __forceinline__ void compute_tile(const Args& args, typename Cfg::Acc
 }
 
 template <class Args, class Cfg, bool kVec, class Layouts>
-__global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const Args params, const StreamKSchedule sk) {
+__global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const Args params, const KSchedule sk) {
   if constexpr (!compiled_here<typename Cfg::Targets>()) {
     __trap();  // unreachable: the host launches this only where runs_here<Targets> (parts/targets.cuh)
   } else {
@@ -253,14 +253,15 @@ __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const Args pa
         __syncthreads();  // the next tile's copies reuse the shared stages
       }
     } else {
-      // With split-K, consecutive groups of tiles blocks take consecutive k slices.
-      constexpr int kSplits = KSplit::kSplits;
+      // With split-K, consecutive groups of tiles blocks take consecutive k slices (sk.slices of them).
+      constexpr bool kSplit = KSplit::kSplits > 1;
+      const int slices = kSplit ? sk.slices : 1;
       const int split = block / tiles;
       const int k_per_split =
-          kSplits == 1 ? args.k : ((args.k + kSplits - 1) / kSplits + Shape::BK - 1) / Shape::BK * Shape::BK;
+          kSplit ? ((args.k + slices - 1) / slices + Shape::BK - 1) / Shape::BK * Shape::BK : args.k;
       const int k0 = split * k_per_split;
       const int k_len = max(0, min(args.k - k0, k_per_split));
-      compute_tile<Args, Cfg, kVec, Layouts>(args, smem, block - split * tiles, tiles_m, tiles_n, k0, k_len, kSplits > 1);
+      compute_tile<Args, Cfg, kVec, Layouts>(args, smem, block - split * tiles, tiles_m, tiles_n, k0, k_len, kSplit);
     }
   }
 }
