@@ -20,7 +20,8 @@ namespace gemm::preset {
 // type, architecture, shape and alignment. See docs/design/ for how each was chosen; on sm_80
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
-//   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first); on sm_80-89
+//   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first), except a few
+//                rows of C against a row-major B (strict fp32 on CUDA cores, B read once); on sm_80-89
 //                mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80, strict fp32
 //                on CUDA cores (WarpTiled: within TF32's error);
 //   tf32x3:      on sm_90 three passes of the TF32 Hopper kernel over split operands; on sm_80-89
@@ -446,6 +447,19 @@ struct Tuned : Named<Tuned> {
       // rows are always aligned enough for its copies); before sm_80 strict fp32, which is within
       // their error.
       if constexpr (std::is_same_v<T, tf32>) {
+        if constexpr (Args::kBatching == Batch::None && L::b == Op::N) {
+          // TF32 wgmma reads B only K-major, so a row-major B (k x n) is first copied transposed: for
+          // a few rows of C, a call bound by reading B then reads and writes it twice more. Strict
+          // fp32 on CUDA cores (Skinny: 16x512 tiles, k slices) reads it once, and is at least as
+          // accurate.
+          const CudaCoreRules& c = rules_for(dev.arch).cuda_cores;
+          if (dev.arch == 90 && args.m <= c.skinny_max_m && args.k >= c.skinny_min_k &&
+              detail::all_vector_aligned(args))
+            return visit(Pick<Skinny, float>{}, "tf32, sm_90, a single product with m <= skinny_max_m and k >= "
+                                                "skinny_min_k against a row-major B (which TF32 wgmma would read "
+                                                "only from a transposed copy), 16-byte-aligned rows: strict fp32 "
+                                                "on CUDA cores, 16x512 tiles, 16 k slices");
+        }
         if (Status s = turned_decode<T, L>(args, dev, visit); !try_another(s)) return s;
       }
       if (Status s = hopper<T, L>(args, dev, visit); !try_another(s)) return s;

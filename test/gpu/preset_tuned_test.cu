@@ -180,3 +180,27 @@ TEST_CASE("Tuned<tf32> and Tuned<tf32x3> match the fp64 reference within their b
   gemm_test::check_preset<gemm::preset::Tuned, gemm::tf32>();
   gemm_test::check_preset<gemm::preset::Tuned, gemm::tf32x3>();
 }
+
+// TF32 with a few rows of C against a row-major B: strict fp32 on CUDA cores (Skinny) on sm_90,
+// where TF32 wgmma would first copy B transposed; A either way, ragged n, padded rows, beta over NaN.
+TEST_CASE("Tuned<tf32> runs a few rows against a row-major B as strict fp32", "[gpu][Tuned][tf32][skinny]") {
+  using gemm_test::Case;
+  const Case cases[] = {
+      Case{8, 4096, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},
+      Case{16, 1001, 1024, -0.5, 1.5, 4, 4, 4},
+      Case{1, 700, 3000, 2.0, -1.0},
+      Case{13, 4099, 1500, 0.5, 0.25, 0, 0, 0, 0, 0, 0, false},
+  };
+  gemm_test::DeviceBuffer<float> probe(4);
+  for (const Case& c : cases)
+    for (Op a : {Op::N, Op::T}) {
+      const Case l = c.with_ops(a, Op::N);
+      INFO(l.str());
+      if (gemm_test::is_sm90() && l.lda() % 4 == 0 && l.ldb() % 4 == 0 && l.ldc() % 4 == 0) {
+        const std::string composition = gemm_test::tuned_composition<gemm::tf32>(probe.ptr, a, Op::N, c.m, c.n, c.k);
+        INFO(composition);
+        CHECK(composition.find("TileShape<16,512") != std::string::npos);
+      }
+      gemm_test::run_case<gemm::preset::Tuned, gemm::tf32, float>(l);
+    }
+}

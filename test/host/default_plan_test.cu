@@ -179,6 +179,17 @@ TEST_CASE("the default plan for float, tf32, tf32x3 and double", "[host][plan]")
 
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 4096).composition, "HopperPolicy"));
   CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096).composition, "MmaSyncMath"));
+  // TF32 with a few rows against a row-major B: strict fp32 on CUDA cores (no transposed copy of B);
+  // B stored transposed keeps the tensor cores (turned around), as do more rows and sm_80's mma.sync.
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 8, 4096, 4096, Op::T, Op::N).composition,
+            "TileShape<16,512"));
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 16, 4096, 4096).reason, "strict fp32"));
+  CHECK(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 16, 4096, 4096).workspace_bytes == 0);
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 8, 4096, 4096, Op::N, Op::T).composition,
+            "HopperPolicy"));
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 17, 4096, 4096).composition, "HopperPolicy"));
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 16, 4096, 512).composition, "HopperPolicy"));
+  CHECK(has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kA100, 16, 4096, 4096).composition, "MmaSyncMath"));
   // 3xTF32 on sm_80: mma.sync with the split in registers (no scratch); 64x128 tiles below a wave.
   const gemm::Plan a100_x3 = plan_nn<gemm::tf32x3, gemm::DefaultPolicy, float>(kA100, 4096, 4096, 4096);
   CHECK(has(a100_x3.composition, "MmaTile<128,128,128>"));
