@@ -371,7 +371,9 @@ struct TiledPolicy {
     auto run = [&](auto aligned) {
       return detail::with_ops<Layouts>(args.op_a, args.op_b, [&](auto layouts) {
         constexpr auto kK = kKernel<Args, decltype(aligned)::value, decltype(layouts)>;
-        KSchedule sk{static_cast<int>(std::min<long long>(tiles, INT_MAX)), 0, KSplit::slices(tiles, args.k, dev.sms)};
+        // (The slice count weighs a batch's tiles together: its entries run side by side.)
+        KSchedule sk{static_cast<int>(std::min<long long>(tiles, INT_MAX)), 0,
+                     KSplit::slices(tiles * static_cast<long long>(args.batch), args.k, dev.sms)};
         long long blocks = tiles * sk.slices;
         if constexpr (KSplit::kStreamK) {
           if (Status s = stream_k_schedule<Args, Cfg, kK>(args, dev, stream, tiles, sk); s != Status::Success) return s;
