@@ -64,8 +64,8 @@ struct Tuned : Named<Tuned> {
                                   CpAsyncMultiStage<3>, OuterProduct, VectorEpilogue, SwizzledRaster<8>>;
   // Too few large tiles but a long k (128 x 8192 x 8192, say): the large tile in k slices, the count
   // that fills whole rounds of the SMs best at its one block per SM (SplitKToFill, 2 to 8; H200,
-  // fp32 against cuBLAS SGEMM: 3072 x 768 x 3152 TN 0.90 in 5 slices, 0.75 in 4; 1280 x 1280 x
-  // 5120 0.96 in 5, 0.78 in 4; results in benchmark/results/h200-2026-11-29-fp32-k-slices/).
+  // fp32 against cuBLAS SGEMM: 3072 x 768 x 3152 TN 0.91 in the 7 it takes, 0.75 in 4; 1280 x 1280
+  // x 5120 0.96 in 5, 0.78 in 4; results in benchmark/results/h200-2026-11-29-fp32-k-slices/).
   using LargeKSlices = SplitKToFill<2, 8, 256, 1>;
   using LargeSplitK = TiledPolicy<TileShape<128, 256, 16, 4, 4>, WarpThreadMap<64, 64, 4, 2>,
                                   VectorLoader<Misaligned::Reject>, SmemLayout<Transposed<4>, RowMajor<0>>,
@@ -515,16 +515,16 @@ struct Tuned : Named<Tuned> {
            args.k >= r.pack_min_k;
   }
 
-  // The costs of the 64x64 fp32 tiles whole and in k slices (SmallKSlices: as many as fill a round
-  // of the SMs at four blocks each, at least 4), in rounds of the SMs, a round being one block per SM
-  // (blocks resident side by side share their SM, so an SM's time follows its share of the blocks:
-  // 1023 x 1025 is 272 tiles of 64x64, two per SM and three on 8 SMs), in units of a 64x64 tile's
-  // quarter of k: a whole small tile 4 (latency_penalty times that while at most one tile per SM and
-  // k >= large_split_min_k: one block per SM hides little latency), a slice of s small_slice_cost x
-  // 4 / s (its share of the beta pass and the atomic adds). H100/H200, tools/plan_audit.cu: 1023 x
-  // 1025 x 1021 on aligned copies 81.0 us split against 93.8, 1056^3 72.8 against 85.6, 1535 x 1537
-  // x 1533 221.9 unsplit against 224.4, 1023 x 1025 x 4093 small split 269.1 against large split
-  // 412.6; 128 x 4096 x 4096 small split 112.7 against 123.3 (one tile per SM).
+  // The costs of the 64x64 fp32 tiles whole and in k slices (at SmallKSlices' count s), in rounds of
+  // the SMs, a round being one block per SM (blocks resident side by side share their SM, so an SM's
+  // time follows its share of the blocks: 1023 x 1025 is 272 tiles of 64x64, two per SM and three on
+  // 8 SMs), in units of a 64x64 tile's quarter of k: a whole small tile 4 (latency_penalty times that
+  // while at most one tile per SM and k >= large_split_min_k: one block per SM hides little latency),
+  // a slice of s small_slice_cost x 4 / s (its share of the beta pass and the atomic adds).
+  // H100/H200, tools/plan_audit.cu, 4 slices: 1023 x 1025 x 1021 on aligned copies 81.0 us split
+  // against 93.8, 1056^3 72.8 against 85.6, 1535 x 1537 x 1533 221.9 unsplit against 224.4, 1023 x
+  // 1025 x 4093 small split 269.1 against large split 412.6; 128 x 4096 x 4096 small split 112.7
+  // against 123.3 (one tile per SM).
   struct SmallTileCosts {
     double whole, split;
     bool split_pays() const { return split < whole; }
