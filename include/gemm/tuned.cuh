@@ -584,12 +584,10 @@ struct Tuned : Named<Tuned> {
       // below at large_slice_speed x the small tile's speed (2048^3: 358 against 417 us), a slice
       // 32 / s of them. It splits only where C fills it (4096 x 128 x 4096: 195.5 us against 112.8
       // in small slices; H100).
-      const auto cover = [&](int bm, int bn) {
-        return static_cast<double>(detail::ceil_div(args.m, bm) * bm) * static_cast<double>(detail::ceil_div(args.n, bn) * bn);
-      };
+      // (The area of C the tiles cover, in 64x64 tiles: a large tile is 8 of them.)
       const bool split_large = aligned && large_entries && args.m >= 128 && args.n >= 256 &&
                                args.k >= r.large_split_min_k &&
-                               cover(128, 256) <= r.large_split_max_cover * cover(64, 64);
+                               8.0 * large_tiles <= r.large_split_max_cover * batch_tiles(args, 64, 64);
       const auto large_cost = [&](int slices) {
         return 32 / (r.large_slice_speed * slices) *
                static_cast<double>(detail::ceil_div(slices * large_tiles, static_cast<long long>(dev.sms)));

@@ -54,8 +54,11 @@ struct SplitKToFill {
     const int most = static_cast<int>(std::clamp(k / MinSliceK, static_cast<long long>(MinSplits),
                                                  static_cast<long long>(MaxSplits)));
     int best = MinSplits;
-    for (int s = MinSplits + 1; s <= most; ++s)
-      if (cost(s, tiles, k, sms) < cost(best, tiles, k, sms)) best = s;
+    long long best_cost = cost(best, tiles, k, sms);
+    for (int s = MinSplits + 1; s <= most; ++s) {
+      const long long c = cost(s, tiles, k, sms);
+      if (c < best_cost) best = s, best_cost = c;
+    }
     return best;
   }
   static std::string describe() {
