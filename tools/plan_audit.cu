@@ -431,9 +431,11 @@ int main(int argc, char** argv) {
     using gemm::HopperFixedSplitK;
     using Whole = Tuned::HopperTile<128, 6>;
     Audit<bf16> wide{"bf16 128x128 slices", {"whole", "2", "3", "4", "6", "8", "12"}, shapes, reps};
-    wide.run<Whole, Tuned::HopperTile<128, 6, HopperFixedSplitK<2>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<3>>,
-             Tuned::HopperTile<128, 6, HopperFixedSplitK<4>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<6>>,
-             Tuned::HopperTile<128, 6, HopperFixedSplitK<8>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<12>>>(h);
+    // (The separate fixup kernel at every count, as Tuned::HopperMedium's slices.)
+    wide.run<Whole, Tuned::HopperTile<128, 6, HopperFixedSplitK<2, true>>,
+             Tuned::HopperTile<128, 6, HopperFixedSplitK<3, true>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<4, true>>,
+             Tuned::HopperTile<128, 6, HopperFixedSplitK<6, true>>, Tuned::HopperTile<128, 6, HopperFixedSplitK<8, true>>,
+             Tuned::HopperTile<128, 6, HopperFixedSplitK<12, true>>>(h);
     md += wide.md;
     Audit<bf16> low{"bf16 64x128 slices", {"whole", "2", "4", "8"}, shapes, reps};
     low.run<Tuned::HopperDecodeTile<gemm::NoSplitK>, Tuned::HopperDecodeTile<HopperFixedSplitK<2>>,

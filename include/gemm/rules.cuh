@@ -75,12 +75,17 @@ struct HopperRules {
   // that: 2048 x 768 x 3072 is 96 tiles of 128x128 (one round, 73% full) and 128 of 128x96 (97%).
   // (Any value from 0.80 to 0.95 picks the same 4 of those 184 shapes.)
   double speed_narrow = 0.87;
-  // 128x128 tiles in k slices (HopperSplitK) against whole 128x64 ones, in k blocks of a 128x64
-  // tile: a 128x128 k block costs split_medium_cost of them, and splitting adds split_overhead_blocks
-  // (the counters, the partial tiles, the fixup); H100: 768 x 768 x 4096 took 20.6 us in 2 slices
-  // against 17.4 whole, 1024 x 1024 x 65536 207.6 against 279.5.
+  // 128x128 tiles in k slices (HopperSplitK) against 128x64 ones (whole, or in slices of their own
+  // below a quarter of the SMs), in k blocks of a 128x64 tile: a 128x128 k block costs
+  // split_medium_cost of them, and splitting adds split_overhead_blocks (the partial tiles, the
+  // fixup kernel). H100, the fixup in the last block: 768 x 768 x 4096 took 20.6 us in 2 slices
+  // against 17.4 whole, 1024 x 1024 x 65536 207.6 against 279.5 (28 blocks). H200, the fixup
+  // kernel, 10 shapes where 128x128 slices and whole 128x64 tiles are near (k of 64-80 blocks, 18-42
+  // tiles of 128x128): the slices cost 56-84 blocks, 36 over 1.5 per k block of a slice on the
+  // median; it picks the faster of the two on 8 of them (768 x 896 x 5120 NT: slices 5% slower;
+  // 384 x 1536 x 4096 NN: whole tiles 3% slower).
   double split_medium_cost = 1.5;
-  int split_overhead_blocks = 28;
+  int split_overhead_blocks = 36;
   // 128x128 tiles whose last round of the SMs is at most half full, with that round's tiles in k
   // slices (HopperSplitK's tail split), against every width whole: the split round costs what the
   // part says (HopperSplitK::tail_round_blocks: its slice's k blocks and the fixup's) over a whole

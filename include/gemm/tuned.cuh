@@ -114,15 +114,20 @@ struct Tuned : Named<Tuned> {
                                   TmaStoreEpilogue, PackMisalignedOperands>;
   // The narrower tiles. Where 128x128 ones fill at most half the SMs and k is long (a weight gradient
   // over many tokens: 768 x 768 x 65536 is 36 tiles), each tile's k is split across blocks, as many
-  // slices as fit in one round of the SMs, at most 16, each at least 32 k blocks (HopperSplitK: at
-  // k = 2048, 768 x 768 took 1.4 times as long in 2 slices as in 72 whole tiles of 128x64). The
+  // slices as fit in one round of the SMs, at most 16, each at least 16 k blocks, their partial tiles
+  // added by the fixup kernel (HopperSplitK's SeparateFrom 2). H200, bf16, against the 32 k blocks
+  // and last-block fixup before: 384 x 384 x 8192 TN 1.28 of cuBLAS in 8 slices against 1.05 in 4,
+  // 384 x 384 x 16384 0.99 (14) against 0.91 (8), 512 x 512 x 8192 NT 1.08 (8) against 1.03 (4), 256 x
+  // 1024 x 4096 NN 1.40 (4) against 0.92 (2), 512 x 576 x 7168 NT 1.01 (6) against 0.82 (3); 576 x 576
+  // x 6144 NT 1.20 (5) against 1.12 (3, but 1.28 in 3 separate), 640 x 640 x 8192 NN 1.06 (5) against
+  // 1.08 (4). Whether slices pay at all against 128x64 tiles is Tuned's rule (split_medium_cost). The
   // 128x64 tiles serve short k, and C narrower than a tile (512 x 8 x 4096: bound by reading A),
   // where they split as decode's tiles do: below a quarter of the SMs, slices of 4 k blocks and up
   // (H200: 15.7 us in 16 slices, 20.5 whole).
   // Where they make whole rounds of the SMs and a last round at most half full, that round's tiles
   // are cut in k slices that fill it (slices of at least 4 k blocks), where k is long enough to pay
   // for the fixup: 576 x 7168 x 8192 is two rounds of 132 and 16 tiles, the 16 in 8 slices.
-  using HopperMedium = HopperTile<128, 6, HopperSplitK<16, 2, 32, 4>>;
+  using HopperMedium = HopperTile<128, 6, HopperSplitK<16, 2, 16, 4, 0, 2>>;
   // Three quarters of the wide tile, where the rounds of the SMs that 128x256 or 128x128 tiles take
   // leave much of the last one empty: 768 x 3072 is 72 tiles of 128x256 (one round, 55% full), 144
   // of 128x128 (two rounds, the second 9% full), 96 of 128x192 (one round of 1.5 times the work of
@@ -755,7 +760,9 @@ struct Tuned : Named<Tuned> {
       // 128x128 tiles where k is long enough for them to split into slices (HopperSplitK: one round
       // of the SMs, where the tiles fill at most half of them): 768 x 768 x 65536 is 36 tiles, 3
       // slices each (H200: 135 us against 214 in 72 whole tiles of 128x64), where the slices cost less
-      // than whole 128x64 tiles (split_medium_cost, split_overhead_blocks). Not where C is narrower
+      // than the 128x64 tiles as they would run (split_medium_cost, split_overhead_blocks): whole, or
+      // below a quarter of the SMs in slices of their own (192 x 128 x 4096: 4 tiles of 128x64 in 16
+      // slices of 4 k blocks, against 2 of 128x128 in 4 of 16). Not where C is narrower
       // than the tile: such a call is bound by reading the other operand, not by its tiles' math
       // (4096 x 8 x 4096 NT: 0.57 of cuBLAS in 4 slices, 0.75 whole).
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
@@ -763,11 +770,15 @@ struct Tuned : Named<Tuned> {
         using MediumShape = typename HopperMedium::template Shape<typename Args::Element>;
         const int k_blocks = static_cast<int>(detail::ceil_div(args.k, MediumShape::BK));
         const int slices = args.n >= 128 ? medium_cut(args, dev).splits : 1;
-        if (slices > 1 && static_cast<double>(k_blocks) / slices * r.split_medium_cost + r.split_overhead_blocks <
-                              static_cast<double>(rounds(tiles(64))) * k_blocks)
+        using SmallShape = typename HopperSmall::template Shape<typename Args::Element>;
+        const int small_slices = HopperSmall::template k_slices<SmallShape>(args, dev).splits;
+        const double small_cost = small_slices > 1
+                                      ? static_cast<double>(k_blocks) / small_slices + r.split_overhead_blocks
+                                      : static_cast<double>(rounds(tiles(64))) * k_blocks;
+        if (slices > 1 && static_cast<double>(k_blocks) / slices * r.split_medium_cost + r.split_overhead_blocks < small_cost)
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles fill at most half the SMs, n >= 128, and k "
                                                 "splits into slices of them in one round (HopperSplitK) that cost "
-                                                "less than whole 128x64 tiles (split_medium_cost, "
+                                                "less than the 128x64 tiles, whole or in slices (split_medium_cost, "
                                                 "split_overhead_blocks): persistent wgmma kernel, 128x128 tiles, k "
                                                 "split across blocks");
       }

@@ -75,7 +75,8 @@ TEST_CASE("Hopper split-K: 1, 2, 3 and many slices per tile, every layout", "[gp
   struct Want {
     int m, k, slices;
   };
-  // HopperMedium (128x128 tiles, slices of at least 32 k blocks, at most 8) and HopperDecode (64x128,
+  // HopperMedium (128x128 tiles, slices of at least 16 k blocks, at most 16, added by the fixup
+  // kernel from 2 slices) and HopperDecode (64x128,
   // slices of at least 4; from a quarter to half the SMs, of at least 96: m = 100 over 192 or 224 k
   // blocks takes 2 slices first at 34 tiles): shapes found for each slice count.
   for (const Want& w : {Want{256, 4096, 2}, Want{256, 6144 - 40, 3}, Want{128, 16384, 8}}) {

@@ -403,7 +403,7 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // on 132 SMs (126 blocks), 8 on the H20's 78; the partial tiles added by the separate fixup.
   const gemm::Plan w = plan_nn<bf16>(kH100, 384, 384, 65536, Op::T, Op::N);
   CHECK(has(w.composition, "BlockTile<128,128>"));
-  CHECK(has(w.composition, "HopperSplitK<16,2,32,4>"));
+  CHECK(has(w.composition, "HopperSplitK<16,2,16,4,0,2>"));
   CHECK(has(w.reason, "k split"));
   CHECK(w.workspace_bytes == 9ull * 14 * 128 * 128 * 4 + 256);
   CHECK(plan_nn<bf16>(kH20, 384, 384, 65536, Op::T, Op::N).workspace_bytes == 9ull * 8 * 128 * 128 * 4 + 256);
@@ -414,11 +414,22 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // Whole tiles where the tiles fill more than half the SMs (2304 x 768 x 8192: 108 tiles of 128x128,
   // 4096^3) or k is short (1024^3; 768 x 768 x 2048: 32 k blocks, 72 whole 128x64 tiles).
   CHECK(plan_nn<bf16>(kH100, 768, 768, 2048, Op::T, Op::N).workspace_bytes == 0);
-  // 768 x 768 x 4096 would split in 2 (64 k blocks), but 72 whole 128x64 tiles cost less: 64 / 2 x
-  // 1.5 + 28 = 76 against 64 (split_medium_cost, split_overhead_blocks); at k = 8192, 3 slices:
-  // 92 against 128.
+  // 768 x 768 x 4096 would split in 3 (64 k blocks), but 72 whole 128x64 tiles cost less: 64 / 3 x
+  // 1.5 + 36 = 68 against 64 (split_medium_cost, split_overhead_blocks); at k = 8192, 3 slices:
+  // 100 against 128.
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
-  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<16,2,32,4>"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<16,2,16,4,0,2>"));
+  // Slices of at least 16 k blocks: 512 x 576 x 7168 NT is 20 tiles in 6 slices of 19 (120 blocks).
+  CHECK(plan_nn<bf16>(kH100, 512, 576, 7168, Op::N, Op::T).workspace_bytes == 20ull * 6 * 128 * 128 * 4 + 256);
+  // Where the 128x64 tiles split themselves (at most a quarter of the SMs), the 128x128 slices are
+  // weighed against those: 192 x 512 x 6144 NT is 16 tiles of 128x64 in 8 slices of 12 k blocks
+  // (96 / 8 + 36 = 48) against 8 of 128x128 in 6 slices (16 x 1.5 + 36 = 60).
+  const gemm::Plan few = plan_nn<bf16>(kH100, 192, 512, 6144, Op::N, Op::T);
+  CHECK(has(few.composition, "BlockTile<128,64>"));
+  CHECK(few.workspace_bytes == 16ull * 8 * 128 * 64 * 4 + 256);
+  // 384 x 768 x 5120 TN: 36 tiles of 128x64 (whole: 80) against 18 of 128x128 in 5 slices
+  // (16 x 1.5 + 36 = 60).
+  CHECK(plan_nn<bf16>(kH100, 384, 768, 5120, Op::T, Op::N).workspace_bytes == 18ull * 5 * 128 * 128 * 4 + 256);
   // C narrower than a tile (4096 x 8 x 8192 with B row-major: bound by reading A): 32 tiles of
   // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (With B stored transposed, or
   // row-major and at most decode.max_column_token_bytes, the decode kernel takes it.)
@@ -453,12 +464,15 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   CHECK(Decode::slices(67, 1024, 132) == 1);
   CHECK(Decode::slices(40, 300, 132) == 3);
   CHECK(gemm::HopperSplitK<8, 2, 32>::slices(1, 1024, 132) == 8);
-  // From 4 slices a kernel of their own adds the partial tiles (a block per chunk of accumulators);
-  // below, each tile's last block.
-  CHECK(!gemm::HopperSplitK<16>::separate(3));
-  CHECK(gemm::HopperSplitK<16>::separate(4));
-  CHECK(gemm::HopperFixedSplitK<8, true>::separate(8));
-  CHECK(!gemm::HopperFixedSplitK<8>::separate(8));
+  // From SeparateFrom slices (4 by default) a kernel of their own adds the partial tiles (a block per
+  // chunk of accumulators); below, each tile's last block. The tail split's from 4 whatever it is.
+  CHECK(!gemm::HopperSplitK<16>::separate(3, false));
+  CHECK(gemm::HopperSplitK<16>::separate(4, false));
+  CHECK(gemm::HopperSplitK<16, 2, 16, 4, 0, 2>::separate(2, false));
+  CHECK(!gemm::HopperSplitK<16, 2, 16, 4, 0, 2>::separate(3, true));
+  CHECK(gemm::HopperSplitK<16, 2, 16, 4, 0, 2>::separate(4, true));
+  CHECK(gemm::HopperFixedSplitK<8, true>::separate(8, false));
+  CHECK(!gemm::HopperFixedSplitK<8>::separate(8, false));
 }
 
 // The tail split: whole rounds of 128x128 tiles, then the tiles of a last round at most half full

@@ -161,7 +161,16 @@ struct HopperKSlices {
 // in 2 slices against whole: 128 x 4096 x 14336 (112 k blocks a slice) 0.96 of cuBLAS against 0.87,
 // 96 x 4096 x 14336 0.97 against 0.86, 33-64 x 8192 x 28672 (224) 1.05-1.06 against 1.02-1.07; but
 // 64 x 8192 x 8192 (64) 0.92 against 1.01, 64 x 6144 x 4096 (48 tiles, 32) 0.84 against 0.92.
-template <int MaxSlices, int FillDen = 2, int MinBlocks = 16, int TailMinBlocks = 0, int HalfMinBlocks = 0>
+//
+// SeparateFrom: the slice count from which split_k_fixup_kernel adds the partial tiles
+// (kSeparateFrom; the tail split's from 4 whatever it is). H200, bf16, 128x128 tiles, the same
+// slices added either way, beside cuBLAS in the same run: 3 slices, 768 x 768 x 8192 TN 0.80 of
+// cuBLAS separate against 0.74 by the last block, 512 x 576 x 7168 NT 0.83 against 0.72, 576 x 576
+// x 6144 NT 1.28 against 1.12, 768 x 768 x 16384 TN 0.94 against 0.91, 768 x 768 x 131072 TN 0.84
+// both; 2 slices, 256 x 1024 x 4096 NN 1.07 against 0.92, 1024 x 1024 x 8192 NT 0.87 against 0.82,
+// at k = 16384 to 65536 within 1% (four shapes; design/hopper.md has the runs).
+template <int MaxSlices, int FillDen = 2, int MinBlocks = 16, int TailMinBlocks = 0, int HalfMinBlocks = 0,
+          int SeparateFrom = 4>
 struct HopperSplitK {
   static_assert(MaxSlices >= 2, "HopperSplitK: at least 2 slices (NoSplitK for none).");
   static_assert(FillDen >= 2 && MinBlocks >= 1 && TailMinBlocks >= 0,
@@ -172,7 +181,11 @@ struct HopperSplitK {
                 "at least MinBlocks long.");
   static constexpr int kMaxSlices = MaxSlices;
   static constexpr int kMinBlocks = MinBlocks;
+  static_assert(SeparateFrom >= 2, "HopperSplitK: SeparateFrom counts slices (2: every split call's fixup separate).");
   static std::string describe() {
+    if constexpr (SeparateFrom != 4)
+      return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks,
+                               SeparateFrom);
     if constexpr (HalfMinBlocks > 0)
       return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks);
     return TailMinBlocks > 0 ? detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks)
@@ -185,13 +198,15 @@ struct HopperSplitK {
   // The tail split's fixup, in k blocks: per slice, and once.
   static constexpr int kTailSliceBlocks = 3;
   static constexpr int kTailFixedBlocks = 19;
-  // From this many slices a tile's partial tiles are added by split_k_fixup_kernel, many blocks to
-  // a tile, instead of by the tile's last block alone (split_k.cuh). H100, bf16, the same
+  // From this many slices (SeparateFrom; the tail split's from kTailSeparateFrom) a tile's partial
+  // tiles are added by split_k_fixup_kernel, many blocks to a tile, instead of by the tile's last
+  // block alone (split_k.cuh). H100, bf16, the same
   // composition either way: 16 x 4096 x 4096 NT (64x128 tiles, 4 slices) 0.85 -> 0.99 of cuBLAS,
   // 64 x 4096 x 14336 0.97 -> 1.04; 128x128 tiles in 8 slices: 384 x 384 x 65536 TN 0.75 -> 0.82,
   // 768 x 768 x 8192 TN 0.48 -> 0.72.
-  static constexpr int kSeparateFrom = 4;
-  static bool separate(int slices) { return slices >= kSeparateFrom; }
+  static constexpr int kSeparateFrom = SeparateFrom;
+  static constexpr int kTailSeparateFrom = 4;
+  static bool separate(int slices, bool tail) { return slices >= (tail ? kTailSeparateFrom : kSeparateFrom); }
   // The tail split cuts a tile into at most this many slices (what tail_round_blocks was fitted on).
   static constexpr int kTailMaxSlices = MaxSlices < 8 ? MaxSlices : 8;
   // The cost of a tail split's round in k blocks: a slice's, and the fixup's.
@@ -247,7 +262,7 @@ struct HopperFixedSplitK {
   static std::string describe() {
     return Separate ? detail::templated("HopperFixedSplitK", Slices, 1) : detail::templated("HopperFixedSplitK", Slices);
   }
-  static bool separate(int) { return Separate; }
+  static bool separate(int, bool) { return Separate; }
   static int slices(long long tiles, int k_blocks, int /*sms*/) {
     if (tiles <= 0) return 1;
     const int s = k_blocks / kMinBlocks < Slices ? k_blocks / kMinBlocks : Slices;
@@ -432,7 +447,7 @@ struct HopperPolicy {
       if (cut.splits > 1)
         cut.splits = static_cast<int>(detail::ceil_div(k_blocks, static_cast<int>(detail::ceil_div(k_blocks, cut.splits))));
       if (cut.splits <= 1) cut = {};
-      cut.separate = cut.splits > 1 && KSplit::separate(cut.splits);
+      cut.separate = cut.splits > 1 && KSplit::separate(cut.splits, cut.whole > 0);
       return cut;
     }
   }
