@@ -419,14 +419,21 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // 100 against 128.
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 4096, Op::T, Op::N).composition, "BlockTile<128,64>"));
   CHECK(has(plan_nn<bf16>(kH100, 768, 768, 8192, Op::T, Op::N).composition, "HopperSplitK<16,2,16,4,0,2>"));
-  // Slices of at least 16 k blocks: 512 x 576 x 7168 NT is 20 tiles in 6 slices of 19 (120 blocks).
+  // Slices of at least 16 k blocks: 512 x 576 x 7168 NT is 20 tiles in 6 slices of 19 (120 blocks);
+  // as many as one round of the SMs holds: 5 on the H100 PCIe's 114, 3 on the H20's 78.
   CHECK(plan_nn<bf16>(kH100, 512, 576, 7168, Op::N, Op::T).workspace_bytes == 20ull * 6 * 128 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH100Pcie, 512, 576, 7168, Op::N, Op::T).workspace_bytes == 20ull * 5 * 128 * 128 * 4 + 256);
+  CHECK(plan_nn<bf16>(kH20, 512, 576, 7168, Op::N, Op::T).workspace_bytes == 20ull * 3 * 128 * 128 * 4 + 256);
   // Where the 128x64 tiles split themselves (at most a quarter of the SMs), the 128x128 slices are
   // weighed against those: 192 x 512 x 6144 NT is 16 tiles of 128x64 in 8 slices of 12 k blocks
   // (96 / 8 + 36 = 48) against 8 of 128x128 in 6 slices (16 x 1.5 + 36 = 60).
   const gemm::Plan few = plan_nn<bf16>(kH100, 192, 512, 6144, Op::N, Op::T);
   CHECK(has(few.composition, "BlockTile<128,64>"));
   CHECK(few.workspace_bytes == 16ull * 8 * 128 * 64 * 4 + 256);
+  // On the H20's 78 SMs, 4 slices of 24 (60 against 60: the 128x64 tiles' own slices keep it).
+  const gemm::Plan few_h20 = plan_nn<bf16>(kH20, 192, 512, 6144, Op::N, Op::T);
+  CHECK(has(few_h20.composition, "BlockTile<128,64>"));
+  CHECK(few_h20.workspace_bytes == 16ull * 4 * 128 * 64 * 4 + 256);
   // 384 x 768 x 5120 TN: 36 tiles of 128x64 (whole: 80) against 18 of 128x128 in 5 slices
   // (16 x 1.5 + 36 = 60).
   CHECK(plan_nn<bf16>(kH100, 384, 768, 5120, Op::T, Op::N).workspace_bytes == 18ull * 5 * 128 * 128 * 4 + 256);
