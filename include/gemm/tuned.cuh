@@ -593,12 +593,10 @@ struct Tuned : Named<Tuned> {
       const bool split_large = aligned && large_entries && args.m >= 128 && args.n >= 256 &&
                                args.k >= r.large_split_min_k &&
                                8.0 * large_tiles <= r.large_split_max_cover * batch_tiles(args, 64, 64);
-      const auto large_cost = [&](int slices) {
-        return 32 / (r.large_slice_speed * slices) *
-               static_cast<double>(detail::ceil_div(slices * large_tiles, static_cast<long long>(dev.sms)));
-      };
       const int large_count = LargeKSlices::slices(large_tiles, args.k, dev.sms);
-      const double large_slices = split_large ? large_cost(large_count) : HUGE_VAL;
+      const long long large_rounds = detail::ceil_div(large_count * large_tiles, static_cast<long long>(dev.sms));
+      const double large_slices =
+          split_large ? 32 / (r.large_slice_speed * large_count) * static_cast<double>(large_rounds) : HUGE_VAL;
       if (large_entries && large_round) {
         if constexpr (Args::kBatching != Batch::None) {  // (compiled for batches only)
           if (aligned && args.m <= 512 && args.n <= 512)
@@ -609,8 +607,7 @@ struct Tuned : Named<Tuned> {
         // shares out nothing: k slices where they cost less (H200, 2048 x 1536 x 4096 TN: 0.91 of
         // cuBLAS in 4 slices, 0.75 whole).
         // (In whole blocks: s slices take fewer than s times the one round of whole tiles.)
-        if (split_large && large_tiles < dev.sms &&
-            detail::ceil_div(large_count * large_tiles, static_cast<long long>(dev.sms)) < large_count)
+        if (split_large && large_tiles < dev.sms && large_rounds < large_count)
           return visit(Pick<LargeSplitK, float>{}, "fp32, 128x256 tiles fill large_tiles rounds but not one round, k >= "
                                                    "large_split_min_k, and k slices of them cost less than whole tiles: "
                                                    "128x256 tiles, k slices that fill whole rounds");
