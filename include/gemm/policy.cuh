@@ -175,9 +175,9 @@ struct FewRowsPolicy {
 // reading B. Another layout of B is refused before any launch (UnsupportedLayout), a larger m too
 // (UnsupportedShape), and B's rows not 16-byte aligned (MisalignedB).
 //
-// MaxSlices > 1: on sm_90, where the blocks make fewer than two per SM, k is cut into as many slices
-// as make that many (at most MaxSlices, at least kDotRowsMinSlice k each), the slices of a block's
-// columns the blocks of one thread block cluster, which adds their sums in rank order.
+// MaxSlices > 1: on sm_90, k may be cut into slices (at most MaxSlices, at least kDotRowsMinSlice k
+// each), the slices of a block's columns the blocks of one thread block cluster, which adds their
+// sums in rank order. The count is the one whose rounds of clusters cost least (k_slices, below).
 template <int Rows = 16, int Warps = 4, int Loads = 2, int MaxSlices = 8>
 struct DotRowsPolicy {
   static_assert(Rows >= 1 && Rows <= 16 && Warps >= 1 && Warps <= 32 && Loads >= 1 && Loads <= 8,
@@ -211,25 +211,48 @@ struct DotRowsPolicy {
   static Status launch(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (args.op_b != Op::T) return Status::UnsupportedLayout;
     const long long spans = detail::ceil_div(args.n, kBlockCols);
-    const int slices = k_slices(spans, args.k, dev);
-    const int chunk_k = static_cast<int>(detail::ceil_div(args.k, slices));
     return detail::with_rows_rounded<Rows>(args.m, [&](auto rows) {  // (m past Rows: UnsupportedShape)
       constexpr int R = decltype(rows)::value;
-      const int chunk = detail::dot_rows_chunk(R, chunk_k);
-      return detail::launch_kernel_in_clusters<&detail::dot_rows_kernel<Args, R, Warps, Loads>>(
-          false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps,
-          std::max(chunk, kBlockCols) * R * static_cast<int>(sizeof(float)), stream, dev, args, chunk, slices);
+      constexpr auto kKernel = &detail::dot_rows_kernel<Args, R, Warps, Loads>;
+      int slices = 1;
+      if (const Status s = k_slices<kKernel>(spans, args.k, dev, slices); s != Status::Success) return s;
+      const int block_k = static_cast<int>(detail::ceil_div(args.k, slices));
+      const int chunk = detail::dot_rows_chunk(R, block_k);
+      return detail::launch_kernel_in_clusters<kKernel>(false, slices, detail::Grid(spans * slices, args.batch),
+                                                        32 * Warps, detail::dot_rows_smem_bytes(R, kBlockCols, block_k, chunk),
+                                                        stream, dev, args, chunk, slices);
     });
   }
 
  private:
-  // k slices per block's columns: as many as make kBlocksPerSm blocks per SM (detail::cluster_k_slices:
-  // sm_90, within MaxSlices and kDotRowsMinSlice k each). A block's warps wait on B's rows from HBM,
-  // so an SM needs several blocks' loads in flight, not one (16 x 4096 x 4096: 128 blocks).
-  static constexpr int kBlocksPerSm = 2;
-  static int k_slices(long long spans, int k, const detail::DeviceInfo& dev) {
-    return detail::cluster_k_slices(detail::ceil_div(static_cast<long long>(kBlocksPerSm) * dev.sms, spans), k,
-                                    MaxSlices, detail::kDotRowsMinSlice, dev);
+  // k slices per block's columns. The blocks run in rounds of as many clusters as the device holds
+  // at once (cudaOccupancyMaxActiveClusters: with two blocks an SM, 264 single blocks on 132 SMs
+  // but 62 clusters of 4 and 30 of 8, not 66 and 33); a round costs its blocks' k plus
+  // kDotRowsSliceOverhead (filling the loads, A's first chunk, the cluster's sums). The count of
+  // least cost, the smaller of equals: 16 x 4096 (128 blocks of columns) x 14336 in 2 slices (one
+  // round of 256 blocks) where 3 (384 blocks, a round and a half) ran 37% slower (H200;
+  // design/fp32-cuda-cores.md#a-chunk-of-a-ahead-and-slices-by-resident-clusters).
+  template <auto Kernel>
+  static Status k_slices(long long spans, int k, const detail::DeviceInfo& dev, int& slices) {
+    slices = 1;
+    const int most = detail::cluster_k_slices(MaxSlices, k, MaxSlices, detail::kDotRowsMinSlice, dev);
+    if (most <= 1) return Status::Success;  // (off sm_90, or k too short to cut)
+    double least = 0.0;
+    for (const int s : {1, 2, 3, 4, 6, 8}) {  // (the counts measured: 5 and 7 are not taken)
+      if (s > most) break;
+      int clusters = 0;
+      if (const Status st = detail::resident_clusters<Kernel>(s, 32 * Warps, detail::kDotRowsSmemBytes, dev, clusters);
+          st != Status::Success)
+        return st;
+      if (clusters < 1) break;  // (a cluster this large does not fit)
+      const double cost = static_cast<double>(detail::ceil_div(spans, clusters)) *
+                          (static_cast<double>(k) / s + detail::kDotRowsSliceOverhead);
+      if (s == 1 || cost < least) {
+        least = cost;
+        slices = s;
+      }
+    }
+    return Status::Success;
   }
 };
 

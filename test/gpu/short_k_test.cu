@@ -183,6 +183,12 @@ TEST_CASE("DotRowsPolicy matches the fp64 reference: A either way, B stored tran
   gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(Case{16, 100, 8190, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}));
   gemm_test::run_case<DotRows, float>(DotRowsCase{Op::T}(Case{7, 33, 4097, -1.0, 1.0, 2, 0, 2, 1, 0, 1}));
   gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(Case{4, 1, 20000, 0.5, 0.25}));
+  // A block's k in many chunks of A, each copied (cp.async) while the one before is multiplied:
+  // 16-byte copies (A's rows 16-byte aligned, k ending inside a vector), one float each (an odd lda
+  // and a misaligned A; A stored k x m).
+  gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(Case{9, 300, 39999, 1.0, -1.0, 1}));
+  gemm_test::run_case<DotRows, float>(DotRowsCase{Op::N}(Case{16, 300, 39997, 0.5, 0.0, 2, 0, 0, 1, 0, 0, true}));
+  gemm_test::run_case<DotRows, float>(DotRowsCase{Op::T}(Case{6, 129, 20003, -1.5, 0.25, 3}));
 }
 
 TEST_CASE("DotRowsPolicy refuses what it does not read before any launch, C untouched", "[gpu][dotrows]") {
@@ -207,7 +213,8 @@ TEST_CASE("DotRowsPolicy refuses what it does not read before any launch, C unto
 
 TEST_CASE("DotRowsPolicy: bitwise the same C from call to call, k slices included", "[gpu][dotrows]") {
   gemm_test::check_bitwise_repeatable<DotRows, float>(5, 100, 8192);   // 4 blocks of columns: k in slices (sm_90)
-  gemm_test::check_bitwise_repeatable<DotRows, float>(16, 9000, 2048);  // 282 blocks: whole k
+  gemm_test::check_bitwise_repeatable<DotRows, float>(16, 9000, 2048);  // 282 blocks: k in 3 slices (sm_90)
+  gemm_test::check_bitwise_repeatable<DotRows, float>(16, 9000, 1000);  // slices of 500 k: whole k
 }
 
 TEST_CASE("Tuned runs fp32 decode against a weight stored transposed on DotRowsPolicy", "[gpu][dotrows][tuned]") {

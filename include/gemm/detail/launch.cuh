@@ -256,6 +256,33 @@ Status resident_blocks(int threads, int smem_bytes, const DeviceInfo& dev, int& 
   return Status::Success;
 }
 
+// How many thread block clusters of `cluster` blocks of Kernel the device holds at once (sm_90;
+// after prepare_kernel), cached per device and cluster size (1 to 8).
+template <auto Kernel>
+Status resident_clusters(int cluster, int threads, int smem_bytes, const DeviceInfo& dev, int& count) {
+  static std::atomic<int> cached[64][8] = {};
+  std::atomic<int>* slot = dev.device < 64 && cluster >= 1 && cluster <= 8 ? &cached[dev.device][cluster - 1] : nullptr;
+  if (slot && (count = slot->load(std::memory_order_relaxed)) > 0) return Status::Success;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(cluster) * 1024u);  // (a multiple of the cluster; the count does not depend on it)
+  config.blockDim = dim3(static_cast<unsigned>(threads));
+  config.dynamicSmemBytes = static_cast<std::size_t>(smem_bytes);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  const cudaError_t err = cudaOccupancyMaxActiveClusters(&count, Kernel, &config);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return record(err, Status::CudaError);
+  }
+  if (slot && count > 0) slot->store(count, std::memory_order_relaxed);
+  return Status::Success;
+}
+
 // A launch's blocks: `blocks` per batch entry, the entries along y and z (detail/batch.cuh).
 struct Grid {
   long long blocks;

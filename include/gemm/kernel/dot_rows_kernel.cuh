@@ -4,15 +4,17 @@
 // row of B. Such a call is bound by reading B once (16 tokens: 8 flops a byte); the tiled kernels
 // stage B through shared memory in 16 x 512 tiles and reach about a quarter of HBM's bandwidth.
 //
-// A block owns kWarps x kColsPerWarp columns of C, every row, and all of k or, where the blocks make
-// fewer than two per SM (sm_90), one of `slices` k slices (the blocks of one thread block cluster,
-// whose first block adds their sums in rank order from the others' shared memory, as
-// few_rows_kernel does). Warp w takes kColsPerWarp rows of B, its lanes along k: lane l loads 16
-// bytes of each row at k = 4 l, 4 l + 128, ... (a warp's load instruction reads 512 neighbouring
-// bytes of one row), kLoads such steps of each row in flight (below: in two groups in turn for up
-// to 8 rows). A's rows pass through shared memory `chunk` k at a time, each row contiguous (one
-// 16-byte read per row and step, the same for the warp's columns), rows past m zero (kRows is m
-// rounded up to 1, 2, 4, 8 or 16 by the launch: no branch on m). Each lane's partial sums are added
+// A block owns kWarps x kColsPerWarp columns of C, every row, and all of k or one of `slices` k
+// slices (sm_90: the blocks of one thread block cluster, whose first block adds their sums in rank
+// order from the others' shared memory, as few_rows_kernel does). Warp w takes kColsPerWarp rows of
+// B, its lanes along k: lane l loads 16 bytes of each row at k = 4 l, 4 l + 128, ... (a warp's load
+// instruction reads 512 neighbouring bytes of one row), groups of kLoads / 2 such steps of each row
+// in flight (up to 8 rows in two register sets in turn, so that the next group's loads are issued
+// before this group's FMAs). A's rows pass through shared memory `chunk` k at a time, each row
+// contiguous (one 16-byte read per row and step, the same for the warp's columns), rows past m zero
+// (kRows is m rounded up to 1, 2, 4, 8 or 16 by the launch: no branch on m); where a block's k takes
+// more than one chunk, the next chunk is copied (cp.async) into a second buffer while this one is
+// multiplied, so that the warps never wait for A between chunks. Each lane's partial sums are added
 // across the warp in a fixed butterfly order, so results are the same from call to call; each
 // leaves through the mma family's element store (C = epilogue(alpha * acc + beta * C)).
 // B's rows and leading dimension are 16-byte aligned (the policy checks); A's may be anything.
@@ -20,19 +22,28 @@
 #include "../detail/batch.cuh"
 #include "../mma/epilogue.cuh"
 #include "../ptx/cluster.cuh"
+#include "../ptx/cp_async.cuh"
 
 namespace gemm::detail {
 
 inline constexpr int kDotRowsColsPerWarp = 4;          // rows of B (columns of C) per warp
-inline constexpr int kDotRowsSmemBytes = 48 * 1024;    // A's chunk (and the sums), at most
-inline constexpr int kDotRowsMinSlice = 1024;          // k of a block where k is sliced, at least
+inline constexpr int kDotRowsSmemBytes = 48 * 1024;    // A's two chunks (and the sums), at most
+inline constexpr int kDotRowsMinSlice = 512;           // k of a block where k is sliced, at least
+inline constexpr int kDotRowsSliceOverhead = 256;      // what a block costs besides its k, in k (the slice rule)
 
-// The k elements of A's (padded) rows that pass through shared memory at a time: all of k where
-// they fit, else a multiple of a warp's step (128).
+// The k elements of A's (padded) rows that pass through shared memory at a time: all of a block's k
+// where it fits in one of two buffers, else a multiple of a warp's step (128).
 inline int dot_rows_chunk(int rows, int k) {
-  const int fit = kDotRowsSmemBytes / (4 * rows) / 128 * 128;
+  const int fit = kDotRowsSmemBytes / 2 / (4 * rows) / 128 * 128;
   const int whole = (k + 3) / 4 * 4;
   return whole < fit ? (whole > 0 ? whole : 4) : fit;
+}
+
+// Shared memory of a block: A's chunk, twice where the block's k takes more than one, and at least
+// the sums of its columns (k slices).
+inline int dot_rows_smem_bytes(int rows, int block_cols, int k, int chunk) {
+  const int buffers = k > chunk ? 2 : 1;
+  return (buffers * chunk > block_cols ? buffers * chunk : block_cols) * rows * static_cast<int>(sizeof(float));
 }
 
 // Four floats of a row of B from position p of [.., end): past end, zeros.
@@ -72,21 +83,58 @@ __global__ void __launch_bounds__(32 * kWarps) dot_rows_kernel(const Args params
 #pragma unroll
     for (int c = 0; c < kCols; ++c) acc[r][c] = 0.f;
 
+  // A's chunk at k0 into dst, rows past m and k past the block's end zero: 16-byte copies where A's
+  // rows are 16-byte aligned, else one float each.
+  const bool a_vectors = args.op_a == Op::N && args.lda % 4 == 0 && (reinterpret_cast<uintptr_t>(args.A) & 15) == 0;
+  const auto copy_chunk = [&](float* dst, int k0) {
+    const int len = k_end - k0 < chunk ? k_end - k0 : chunk, padded = (len + 3) / 4 * 4;
+    if (a_vectors) {
+      const int quads = padded / 4;
+      for (int i = static_cast<int>(threadIdx.x); i < kRows * quads; i += kThreads) {
+        const int r = i / quads, p = 4 * (i - r * quads);
+        const int bytes = r < m && p < len ? (len - p < 4 ? 4 * (len - p) : 16) : 0;
+        detail::cp_async<16>(dst + r * chunk + p, bytes > 0 ? args.A + args.a_offset(r, k0 + p) : args.A, bytes);
+      }
+    } else {
+      for (int i = static_cast<int>(threadIdx.x); i < kRows * padded; i += kThreads) {
+        const int r = i / padded, p = i - r * padded;
+        const bool inside = r < m && p < len;
+        detail::cp_async<4>(dst + r * chunk + p, inside ? args.A + args.a_offset(r, k0 + p) : args.A, inside ? 4 : 0);
+      }
+    }
+    detail::cp_async_commit();
+  };
+  const bool double_buffered = k_end - k_begin > chunk;
+  int buffer = 0;
+  if (double_buffered) copy_chunk(smem, k_begin);
   for (int k0 = k_begin; k0 < k_end; k0 += chunk) {
     const int len = k_end - k0 < chunk ? k_end - k0 : chunk;
-    if (k0 > k_begin) __syncthreads();  // (every warp is done with the previous chunk)
-    const int padded = (len + 3) / 4 * 4;
-    for (int i = static_cast<int>(threadIdx.x); i < kRows * padded; i += kThreads) {
-      const int r = i / padded, p = i - r * padded;
-      smem[r * chunk + p] = r < m && p < len ? args.A[args.a_offset(r, k0 + p)] : 0.f;
+    const float* const a_chunk = smem + buffer * kRows * chunk;
+    if (double_buffered) {
+      // The next chunk into the other buffer (every warp was done with it at the end of the last
+      // round), then wait for this one.
+      if (k0 + chunk < k_end) {
+        copy_chunk(smem + (buffer ^ 1) * kRows * chunk, k0 + chunk);
+        detail::cp_async_wait<1>();
+      } else {
+        detail::cp_async_wait<0>();
+      }
+      buffer ^= 1;
+    } else {
+      const int padded = (len + 3) / 4 * 4;
+      for (int i = static_cast<int>(threadIdx.x); i < kRows * padded; i += kThreads) {
+        const int r = i / padded, p = i - r * padded;
+        smem[r * chunk + p] = r < m && p < len ? args.A[args.a_offset(r, k0 + p)] : 0.f;
+      }
     }
     __syncthreads();
-    // Up to 8 rows, two groups of kLoads / 2 steps of 128 k in turn: the next group's loads are
-    // issued before this group's FMAs, so that every warp always has B in flight. 16 rows, groups of
-    // kLoads steps loaded and then multiplied: the second set of registers would cost the SM a block
-    // (H200, fp32 16 x 8192 x 8192: 281 us pipelined against 172).
+    // Groups of kLoads / 2 steps of 128 k. Up to 8 rows, two groups in turn: the next group's loads
+    // are issued before this group's FMAs, so that every warp always has B in flight. 16 rows, each
+    // group loaded and then multiplied: the second set of registers would cost the SM a block (H200,
+    // fp32 16 x 8192 x 8192: 281 us pipelined against 172), and groups of kLoads steps held more of
+    // the registers for 2-5% less speed.
     constexpr bool kPipelined = kRows <= 8 && kLoads >= 2;
-    constexpr int kSteps = kPipelined ? kLoads / 2 : kLoads, kGroup = 128 * kSteps;
+    constexpr int kSteps = kLoads >= 2 ? kLoads / 2 : 1, kGroup = 128 * kSteps;
     const auto load = [&](float4 (&b)[kSteps][kCols], int p0) {
 #pragma unroll
       for (int j = 0; j < kSteps; ++j)
@@ -100,7 +148,7 @@ __global__ void __launch_bounds__(32 * kWarps) dot_rows_kernel(const Args params
         if (p < len) {
 #pragma unroll
           for (int r = 0; r < kRows; ++r) {
-            const float4 a = *reinterpret_cast<const float4*>(smem + r * chunk + p);
+            const float4 a = *reinterpret_cast<const float4*>(a_chunk + r * chunk + p);
 #pragma unroll
             for (int c = 0; c < kCols; ++c) {
               acc[r][c] = fmaf(a.x, b[j][c].x, acc[r][c]);
@@ -130,6 +178,7 @@ __global__ void __launch_bounds__(32 * kWarps) dot_rows_kernel(const Args params
         multiply(b0, p0);
       }
     }
+    __syncthreads();  // (every warp is done with this chunk before its buffer is filled again)
   }
 
   // Across the warp: a butterfly, the same order every call; lane 0 holds the totals.
