@@ -225,33 +225,21 @@ struct DotRowsPolicy {
   }
 
  private:
-  // k slices per block's columns. The blocks run in rounds of as many clusters as the device holds
-  // at once (cudaOccupancyMaxActiveClusters: with two blocks an SM, 264 single blocks on 132 SMs
-  // but 62 clusters of 4 and 30 of 8, not 66 and 33); a round costs its blocks' k plus
-  // kDotRowsSliceOverhead (filling the loads, A's first chunk, the cluster's sums). The count of
-  // least cost, the smaller of equals: 16 x 4096 (128 blocks of columns) x 14336 in 2 slices (one
-  // round of 256 blocks) where 3 (384 blocks, a round and a half) ran 37% slower (H200;
-  // design/fp32-cuda-cores.md#a-chunk-of-a-ahead-and-slices-by-resident-clusters).
+  // k slices per block's columns (detail::dot_rows_slices), the resident clusters of each size read
+  // from the device (detail::resident_clusters, cached).
   template <auto Kernel>
   static Status k_slices(long long spans, int k, const detail::DeviceInfo& dev, int& slices) {
     slices = 1;
     const int most = detail::cluster_k_slices(MaxSlices, k, MaxSlices, detail::kDotRowsMinSlice, dev);
     if (most <= 1) return Status::Success;  // (off sm_90, or k too short to cut)
-    double least = 0.0;
-    for (const int s : {1, 2, 3, 4, 6, 8}) {  // (the counts measured: 5 and 7 are not taken)
+    int clusters[8] = {};
+    for (const int s : {1, 2, 3, 4, 6, 8}) {
       if (s > most) break;
-      int clusters = 0;
-      if (const Status st = detail::resident_clusters<Kernel>(s, 32 * Warps, detail::kDotRowsSmemBytes, dev, clusters);
+      if (const Status st = detail::resident_clusters<Kernel>(s, 32 * Warps, detail::kDotRowsSmemBytes, dev, clusters[s - 1]);
           st != Status::Success)
         return st;
-      if (clusters < 1) break;  // (a cluster this large does not fit)
-      const double cost = static_cast<double>(detail::ceil_div(spans, clusters)) *
-                          (static_cast<double>(k) / s + detail::kDotRowsSliceOverhead);
-      if (s == 1 || cost < least) {
-        least = cost;
-        slices = s;
-      }
     }
+    slices = detail::dot_rows_slices(spans, k, most, clusters);
     return Status::Success;
   }
 };

@@ -891,3 +891,20 @@ TEST_CASE("the default plan takes the decode kernel for a few tokens against a t
   CHECK(L::layout_for(args, h100).warps_k == 4);
   CHECK(L::layout_for(args, h100).slices == 1);
 }
+
+TEST_CASE("fp32 decode's k slices: the count whose rounds of resident clusters cost least", "[host][plan][dotrows]") {
+  using gemm::detail::dot_rows_slices;
+  // Resident clusters of 1-8 blocks of the 16-row kernel (two blocks an SM) on 132 SMs, and of the
+  // 1-row kernel (three), as cudaOccupancyMaxActiveClusters read them on an H200.
+  const int two[8] = {264, 132, 79, 62, 47, 39, 32, 30};
+  const int three[8] = {396, 198, 124, 92, 69, 62, 47, 45};
+  CHECK(dot_rows_slices(128, 14336, 8, two) == 2);  // 4096 columns: 256 blocks, one round (3: a round and a half)
+  CHECK(dot_rows_slices(256, 8192, 8, two) == 1);   // 8192 columns: a round already
+  CHECK(dot_rows_slices(344, 4096, 8, two) == 2);   // 11008 columns: 3 rounds of half the k beat 2 whole
+  CHECK(dot_rows_slices(64, 8192, 8, two) == 3);    // 62 clusters of 4 hold 248 of 256 blocks
+  CHECK(dot_rows_slices(32, 4096, 8, two) == 6);    // 30 clusters of 8 hold 240 of 256 blocks
+  CHECK(dot_rows_slices(32, 4096, 4, two) == 4);    // at most `most`
+  CHECK(dot_rows_slices(32, 4096, 8, {264, 132, 79, 62, 47, 0, 0, 0}) == 4);  // a cluster of 6 does not fit
+  CHECK(dot_rows_slices(128, 4096, 8, three) == 2);  // 8 slices cost the same: the smaller count
+  CHECK(dot_rows_slices(5000, 14336, 1, two) == 1);
+}

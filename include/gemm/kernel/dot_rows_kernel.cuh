@@ -46,6 +46,29 @@ inline int dot_rows_smem_bytes(int rows, int block_cols, int k, int chunk) {
   return (buffers * chunk > block_cols ? buffers * chunk : block_cols) * rows * static_cast<int>(sizeof(float));
 }
 
+// k slices of a block's columns (DotRowsPolicy, sm_90: the blocks of one cluster). The blocks run in
+// rounds of as many clusters as the device holds at once, clusters[s - 1] for clusters of s blocks
+// (cudaOccupancyMaxActiveClusters: with two blocks an SM, 264 single blocks on 132 SMs but 62
+// clusters of 4 and 30 of 8, not 66 and 33); a round costs its blocks' k plus kDotRowsSliceOverhead
+// (filling the loads, A's first chunk, the cluster's sums). Of 1, 2, 3, 4, 6 and 8 slices (the
+// counts measured) up to `most`, the count of least cost, the smaller of equals: 16 x 4096 (128
+// blocks of columns) x 14336 in 2 slices (one round of 256 blocks), where 3 (384 blocks, a round and
+// a half) ran 37% slower (H200; design/fp32-cuda-cores.md#a-chunk-of-a-ahead-and-slices-by-resident-clusters).
+inline int dot_rows_slices(long long spans, int k, int most, const int (&clusters)[8]) {
+  int slices = 1;
+  double least = 0.0;
+  for (const int s : {1, 2, 3, 4, 6, 8}) {
+    if (s > most || clusters[s - 1] < 1) break;  // (a cluster this large does not fit)
+    const long long rounds = (spans + clusters[s - 1] - 1) / clusters[s - 1];
+    const double cost = static_cast<double>(rounds) * (static_cast<double>(k) / s + kDotRowsSliceOverhead);
+    if (s == 1 || cost < least) {
+      least = cost;
+      slices = s;
+    }
+  }
+  return slices;
+}
+
 // Four floats of a row of B from position p of [.., end): past end, zeros.
 __device__ __forceinline__ float4 dot_rows_load(const float* row, int p, int end) {
   if (p + 3 < end) return __ldg(reinterpret_cast<const float4*>(row + p));
