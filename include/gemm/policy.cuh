@@ -177,7 +177,8 @@ struct FewRowsPolicy {
 //
 // MaxSlices > 1: on sm_90, k may be cut into slices (at most MaxSlices, at least kDotRowsMinSlice k
 // each), the slices of a block's columns the blocks of one thread block cluster, which adds their
-// sums in rank order. The count is the one whose rounds of clusters cost least (k_slices, below).
+// sums in rank order. The count is the one whose rounds of resident clusters cost least
+// (detail::dot_rows_slices).
 template <int Rows = 16, int Warps = 4, int Loads = 2, int MaxSlices = 8>
 struct DotRowsPolicy {
   static_assert(Rows >= 1 && Rows <= 16 && Warps >= 1 && Warps <= 32 && Loads >= 1 && Loads <= 8,
