@@ -234,7 +234,7 @@ struct DotRowsPolicy {
     const int most = detail::cluster_k_slices(MaxSlices, k, MaxSlices, detail::kDotRowsMinSlice, dev);
     if (most <= 1) return Status::Success;  // (off sm_90, or k too short to cut)
     int clusters[8] = {};
-    for (const int s : {1, 2, 3, 4, 6, 8}) {
+    for (const int s : detail::kDotRowsSliceCounts) {
       if (s > most) break;
       if (const Status st = detail::resident_clusters<Kernel>(s, 32 * Warps, detail::kDotRowsSmemBytes, dev, clusters[s - 1]);
           st != Status::Success)

@@ -256,18 +256,24 @@ Status resident_blocks(int threads, int smem_bytes, const DeviceInfo& dev, int& 
   return Status::Success;
 }
 
-// How many thread block clusters of `cluster` blocks of Kernel the device holds at once (sm_90;
-// after prepare_kernel), cached per device and cluster size (1 to 8).
-template <auto Kernel>
-Status resident_clusters(int cluster, int threads, int smem_bytes, const DeviceInfo& dev, int& count) {
-  static std::atomic<int> cached[64][8] = {};
-  std::atomic<int>* slot = dev.device < 64 && cluster >= 1 && cluster <= 8 ? &cached[dev.device][cluster - 1] : nullptr;
-  if (slot && (count = slot->load(std::memory_order_relaxed)) > 0) return Status::Success;
+// The launch attribute that groups a grid's x in thread block clusters of `cluster` blocks (sm_90).
+inline cudaLaunchAttribute cluster_dimension(int cluster) {
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = static_cast<unsigned>(cluster);
   attr.val.clusterDim.y = 1;
   attr.val.clusterDim.z = 1;
+  return attr;
+}
+
+// How many thread block clusters of `cluster` blocks of Kernel the device holds at once (sm_90;
+// after prepare_kernel; 0 where one does not fit), cached per device and cluster size (1 to 8).
+template <auto Kernel>
+Status resident_clusters(int cluster, int threads, int smem_bytes, const DeviceInfo& dev, int& count) {
+  static std::atomic<int> cached[64][8] = {};  // the count + 1 (0: not asked yet)
+  std::atomic<int>* slot = dev.device < 64 && cluster >= 1 && cluster <= 8 ? &cached[dev.device][cluster - 1] : nullptr;
+  if (slot && (count = slot->load(std::memory_order_relaxed) - 1) >= 0) return Status::Success;
+  cudaLaunchAttribute attr = cluster_dimension(cluster);
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(cluster) * 1024u);  // (a multiple of the cluster; the count does not depend on it)
   config.blockDim = dim3(static_cast<unsigned>(threads));
@@ -279,7 +285,7 @@ Status resident_clusters(int cluster, int threads, int smem_bytes, const DeviceI
     cudaGetLastError();
     return record(err, Status::CudaError);
   }
-  if (slot && count > 0) slot->store(count, std::memory_order_relaxed);
+  if (slot) slot->store(count + 1, std::memory_order_relaxed);
   return Status::Success;
 }
 
@@ -319,12 +325,7 @@ Status launch_kernel_in_clusters(bool dependent, int cluster, Grid grid, int thr
       attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
       attrs[count++].val.programmaticStreamSerializationAllowed = 1;
     }
-    if (cluster > 1) {
-      attrs[count].id = cudaLaunchAttributeClusterDimension;
-      attrs[count].val.clusterDim.x = static_cast<unsigned>(cluster);
-      attrs[count].val.clusterDim.y = 1;
-      attrs[count++].val.clusterDim.z = 1;
-    }
+    if (cluster > 1) attrs[count++] = cluster_dimension(cluster);
     cudaLaunchConfig_t config{};
     config.gridDim = grid.dims();
     config.blockDim = dim3(threads);

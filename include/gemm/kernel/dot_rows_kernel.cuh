@@ -20,6 +20,7 @@
 // B's rows and leading dimension are 16-byte aligned (the policy checks); A's may be anything.
 #include "../args.cuh"
 #include "../detail/batch.cuh"
+#include "../detail/launch.cuh"
 #include "../mma/epilogue.cuh"
 #include "../ptx/cluster.cuh"
 #include "../ptx/cp_async.cuh"
@@ -30,6 +31,7 @@ inline constexpr int kDotRowsColsPerWarp = 4;          // rows of B (columns of 
 inline constexpr int kDotRowsSmemBytes = 48 * 1024;    // A's two chunks (and the sums), at most
 inline constexpr int kDotRowsMinSlice = 512;           // k of a block where k is sliced, at least
 inline constexpr int kDotRowsSliceOverhead = 256;      // what a block costs besides its k, in k (the slice rule)
+inline constexpr int kDotRowsSliceCounts[] = {1, 2, 3, 4, 6, 8};  // the k slice counts weighed (measured)
 
 // The k elements of A's (padded) rows that pass through shared memory at a time: all of a block's k
 // where it fits in one of two buffers, else a multiple of a warp's step (128).
@@ -57,9 +59,9 @@ inline int dot_rows_smem_bytes(int rows, int block_cols, int k, int chunk) {
 inline int dot_rows_slices(long long spans, int k, int most, const int (&clusters)[8]) {
   int slices = 1;
   double least = 0.0;
-  for (const int s : {1, 2, 3, 4, 6, 8}) {
+  for (const int s : kDotRowsSliceCounts) {
     if (s > most || clusters[s - 1] < 1) break;  // (a cluster this large does not fit)
-    const long long rounds = (spans + clusters[s - 1] - 1) / clusters[s - 1];
+    const long long rounds = ceil_div(spans, clusters[s - 1]);
     const double cost = static_cast<double>(rounds) * (static_cast<double>(k) / s + kDotRowsSliceOverhead);
     if (s == 1 || cost < least) {
       least = cost;
