@@ -1,13 +1,17 @@
 // gemm_epilogue_bench: fused bias + GELU against cuBLASLt's CUBLASLT_EPILOGUE_GELU_BIAS (Google Benchmark).
 //
-// Rows, bf16 in and out, row-major D (m x n) = GELU(A (m x k) B (k x n) + bias[col]), bias of D's type:
-//   gemm/bf16/Tuned/MxNxK             no epilogue (beta = 0), beside cublasGemmEx: pct_cublas
-//   gemm/bf16/Tuned/bias_gelu/MxNxK   act::GeluTanh + per-column bias, beside cuBLASLt GELU_BIAS
-//                                     (pct_cublaslt) and our own call without epilogue (pct_plain:
-//                                     100 means no overhead)
+// A linear layer, bf16 in and out: row-major D (m x n) = GELU(X (m x k) W^T + bias[col]), the weight W
+// stored n x k (as PyTorch keeps it: B transposed, the NT layout), bias of D's type. Rows:
+//   gemm/bf16/Tuned/NT/MxNxK             no epilogue (beta = 0), beside cublasGemmEx: pct_cublas
+//   gemm/bf16/Tuned/bias_gelu/NT/MxNxK   act::GeluTanh + per-column bias, beside cuBLASLt GELU_BIAS
+//                                        (pct_cublaslt) and our own call without epilogue (pct_plain:
+//                                        100 means no overhead)
+// over 4096^3 and 8192^3 (both kinds of row) and, with --gemm_forward, the shape space's bf16 forward
+// shapes (benchmark/shape_space.hpp: m tokens through a model's linear layers; fused rows), ending
+// with their geometric mean and worst pct_cublaslt.
 // Each iteration times one batch of every contender back to back on the same buffers (CUDA events,
-// after warm-up); counters are ratios of the medians over all iterations. max_rel_diff_lt: our D
-// against cuBLASLt's, max |diff| / max |D|.
+// after warm-up; a batch of about a millisecond, 3 to 20 calls); counters are ratios of the medians
+// over all iterations. max_rel_diff_lt: our D against cuBLASLt's, max |diff| / max |D|.
 #include <benchmark/benchmark.h>
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -16,10 +20,13 @@
 
 #include <gemm/gemm.cuh>
 
+#include "shape_space.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -63,6 +70,7 @@ __global__ void fill(bf16* p, size_t n, unsigned seed, float scale) {
 // Buffers and handles of one shape, shared by its rows.
 struct Problem {
   int m, n, k;
+  int batch;  // calls per timing: about a millisecond of them, 3 to 20
   bf16 *a = nullptr, *b = nullptr, *d = nullptr, *d_lt = nullptr, *bias = nullptr;
   void* lt_workspace = nullptr;
   size_t lt_workspace_bytes = 32u << 20;
@@ -72,8 +80,12 @@ struct Problem {
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
   cublasLtMatmulHeuristicResult_t algo{};
   cudaEvent_t start, stop;
+  bool forward = false;      // one of the shape space's forward shapes
+  double pct_cublaslt = 0;   // its fused row's result
 
-  Problem(int m_, int n_, int k_) : m(m_), n(n_), k(k_) {
+  Problem(int m_, int n_, int k_)
+      : m(m_), n(n_), k(k_),
+        batch(std::clamp(static_cast<int>(1e-3 * 600e12 / (2.0 * m_ * n_ * double(k_))), 3, 20)) {
     CHECK_CUDA(cudaMalloc(&a, sizeof(bf16) * m * size_t(k)));
     CHECK_CUDA(cudaMalloc(&b, sizeof(bf16) * k * size_t(n)));
     CHECK_CUDA(cudaMalloc(&d, sizeof(bf16) * m * size_t(n)));
@@ -88,15 +100,18 @@ struct Problem {
     CHECK_CUDA(cudaEventCreate(&stop));
     CHECK_BLAS(cublasCreate(&blas));
     CHECK_BLAS(cublasLtCreate(&lt));
-    // Row-major D = A B is column-major D^T (n x m) = B^T A^T: B as the column-major n x k "A" of
-    // cuBLASLt, A as its k x m "B", both op N; a bias per row of D^T is a bias per column of D.
+    // Row-major D = X W^T is column-major D^T (n x m) = W X^T: W (n x k row-major: column-major
+    // k x n) as cuBLASLt's "A" with op T, X (column-major k x m) as its "B" with op N; a bias per row
+    // of D^T is a bias per column of D.
     CHECK_BLAS(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t transa = CUBLAS_OP_T;
+    CHECK_BLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa)));
     const cublasLtEpilogue_t epi = CUBLASLT_EPILOGUE_GELU_BIAS;
     CHECK_BLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
     CHECK_BLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
     const cudaDataType_t bias_type = CUDA_R_16BF;
     CHECK_BLAS(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof(bias_type)));
-    CHECK_BLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, n, k, n));
+    CHECK_BLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, k, n, k));
     CHECK_BLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_16BF, k, m, k));
     CHECK_BLAS(cublasLtMatrixLayoutCreate(&ld, CUDA_R_16BF, n, m, n));
     cublasLtMatmulPreference_t pref;
@@ -113,15 +128,18 @@ struct Problem {
   }
 
   void ours_plain() {
-    CHECK_GEMM(gemm::gemm<bf16>(m, n, k, 1.0f, a, k, b, n, 0.0f, d, n));
+    CHECK_GEMM(gemm::gemm<bf16>(gemm::Op::N, gemm::Op::T, m, n, k, 1.0f, a, k, b, k, 0.0f, d, n));
   }
+  // (The NT layout's kernels alone: the entry point with ops would compile all four layouts' fused kernels.)
   void ours_fused() {
     const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> epi{d, n, bias, gemm::BiasKind::PerColumn};
-    CHECK_GEMM(gemm::gemm<bf16>(m, n, k, 1.0f, a, k, b, n, 0.0f, static_cast<const bf16*>(nullptr), n, epi));
+    gemm::GemmArgs<bf16, bf16> args{m, n, k, 1.0f, a, k, b, k, 0.0f, nullptr, n, gemm::Op::N, gemm::Op::T};
+    CHECK_GEMM((gemm::detail::run_fused<bf16, gemm::DefaultPolicy, gemm::detail::Ops<gemm::Op::N, gemm::Op::T>, false>(
+        args, epi, 0)));
   }
   void cublas_plain() {
     const float one = 1.0f, zero = 0.0f;
-    CHECK_BLAS(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k, &zero,
+    CHECK_BLAS(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, k, a, CUDA_R_16BF, k, &zero,
                             d_lt, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   void lt_fused() {
@@ -166,14 +184,12 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-constexpr int kBatch = 20;
-
 void plain_row(benchmark::State& state, Problem* p) {
   for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->cublas_plain(); }, 5);  // warm-up
   std::vector<double> ours, theirs;
   for (auto _ : state) {
-    theirs.push_back(p->time([&] { p->cublas_plain(); }, kBatch));
-    ours.push_back(p->time([&] { p->ours_plain(); }, kBatch));
+    theirs.push_back(p->time([&] { p->cublas_plain(); }, p->batch));
+    ours.push_back(p->time([&] { p->ours_plain(); }, p->batch));
     state.SetIterationTime(ours.back() * 1e-3);
   }
   const double ms = median(ours);
@@ -186,9 +202,9 @@ void fused_row(benchmark::State& state, Problem* p) {
   for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->ours_fused(); p->lt_fused(); }, 5);  // warm-up
   std::vector<double> fused, plain, lt;
   for (auto _ : state) {
-    lt.push_back(p->time([&] { p->lt_fused(); }, kBatch));
-    plain.push_back(p->time([&] { p->ours_plain(); }, kBatch));
-    fused.push_back(p->time([&] { p->ours_fused(); }, kBatch));
+    lt.push_back(p->time([&] { p->lt_fused(); }, p->batch));
+    plain.push_back(p->time([&] { p->ours_plain(); }, p->batch));
+    fused.push_back(p->time([&] { p->ours_fused(); }, p->batch));
     state.SetIterationTime(fused.back() * 1e-3);
   }
   const double ms = median(fused);
@@ -199,24 +215,51 @@ void fused_row(benchmark::State& state, Problem* p) {
   state.counters["lt_us"] = median(lt) * 1e3;
   state.counters["plain_us"] = median(plain) * 1e3;
   state.counters["max_rel_diff_lt"] = p->diff_to_lt();
+  if (p->forward) p->pct_cublaslt = 100.0 * median(lt) / ms;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --gemm_forward (ours, taken out before Google Benchmark reads the rest): the forward shapes too.
+  bool forward = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--gemm_forward") == 0) {
+      forward = true;
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc, --i;
+    }
   benchmark::Initialize(&argc, argv);
-  std::vector<int> sizes = {4096, 8192};
   std::vector<Problem*> problems;
-  for (int s : sizes) {
-    auto* p = new Problem(s, s, s);
+  const auto add = [&](int m, int n, int k, bool plain) {
+    auto* p = new Problem(m, n, k);
     problems.push_back(p);
-    const std::string shape = std::to_string(s) + "x" + std::to_string(s) + "x" + std::to_string(s);
-    benchmark::RegisterBenchmark(("gemm/bf16/Tuned/" + shape).c_str(), plain_row, p)
-        ->UseManualTime()->Iterations(25)->Unit(benchmark::kMicrosecond);
+    const std::string shape = "NT/" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    if (plain)
+      benchmark::RegisterBenchmark(("gemm/bf16/Tuned/" + shape).c_str(), plain_row, p)
+          ->UseManualTime()->Iterations(25)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("gemm/bf16/Tuned/bias_gelu/" + shape).c_str(), fused_row, p)
-        ->UseManualTime()->Iterations(25)->Unit(benchmark::kMicrosecond);
-  }
+        ->UseManualTime()->Iterations(forward ? 9 : 25)->Unit(benchmark::kMicrosecond);
+    return p;
+  };
+  for (int s : {4096, 8192}) add(s, s, s, true);
+  if (forward)
+    for (const gemm_bench::SpaceShape& s : gemm_bench::shape_space())
+      if (s.type == "bf16" && s.cls == "forward" && s.layout == "NT") add(s.m, s.n, s.k, false)->forward = true;
   benchmark::RunSpecifiedBenchmarks();
+  // The forward shapes' summary (the rows a filter left out count as not run).
+  double log_sum = 0, worst = 1e30;
+  int count = 0;
+  std::string worst_shape;
+  for (const Problem* p : problems)
+    if (p->forward && p->pct_cublaslt > 0) {
+      log_sum += std::log(p->pct_cublaslt / 100.0), ++count;
+      if (p->pct_cublaslt < worst)
+        worst = p->pct_cublaslt, worst_shape = std::to_string(p->m) + "x" + std::to_string(p->n) + "x" + std::to_string(p->k);
+    }
+  if (count > 0)
+    std::printf("forward shapes, bias + GELU against cuBLASLt GELU_BIAS: %d shapes, geometric mean %.3f, worst %.3f "
+                "(%s NT)\n", count, std::exp(log_sum / count), worst / 100.0, worst_shape.c_str());
   benchmark::Shutdown();
   return 0;
 }

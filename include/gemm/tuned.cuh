@@ -269,7 +269,7 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
-           "}, 16-bit single products with B stored transposed where 128x96 tiles fill medium_tiles rounds and "
+           "}, 16-bit single products (plain or fused) with B stored transposed where 128x96 tiles fill medium_tiles rounds and "
            "balance them better than every other width {" + HopperNarrow::parts() +
            "}, 128x128 tiles with their last round split along k where that costs less than every width whole "
            "(tail_gain); fewer 128x256 tiles than wide_tiles rounds: 128x128 tiles where they fill medium_tiles "
@@ -283,8 +283,8 @@ struct Tuned : Named<Tuned> {
            "}, m <= hopper.turned_max_m {" + HopperTurned::parts() +
            "}, 16-bit, m from turned_wide_min_m to turned_wide_max_m, the weight's 64-row tiles within "
            "turned_wide_tiles rounds {" + HopperTurnedWide::parts() +
-           "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves or 128x128 tiles balance better "
-           "(not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
+           "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves, 128x128 tiles balance better "
+           "or (16-bit) k <= fused_pingpong_max_k (not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
            "in [pingpong_min_k, pingpong_max_k] {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() +
@@ -681,13 +681,15 @@ struct Tuned : Named<Tuned> {
         // (Against the widths whole, not the tail split below: on the one shape of the shape space
         // where both applied, 8192 x 576 x 7168 NT, the split's model put it ahead, and it ran at
         // 0.66 of cuBLAS against 128x96's 0.84.)
-        if constexpr (is_16bit<T> && L::b == Op::T && !detail::has_epilogue<Args>) {
+        // (Fused epilogues too: H200, bias + GELU bf16 NT, against cuBLASLt's GELU_BIAS on the four
+        // forward shapes of the shape space this takes, 0.88-1.06 against 0.80-0.92 for the ping-pong
+        // and 128x128 tiles before: 8192 x 576 x 7168 0.90 / 0.67, 2048 x 768 x 3072 0.99 / 0.80.)
+        if constexpr (is_16bit<T> && L::b == Op::T) {
           const double narrow = cost(tiles(96), 0.75, r.speed_narrow);
           if (r.medium_tiles.reached(tiles(96), dev.sms) && narrow < std::min({wide, balanced, medium}))
-            return visit(Pick<HopperNarrow, T>{}, "sm_90, 16-bit, B stored transposed, no fused epilogue: 128x96 tiles "
-                                                  "fill medium_tiles rounds and balance the rounds of the SMs better "
-                                                  "than every other width whole (speed_narrow, rounds x work / "
-                                                  "speed): persistent "
+            return visit(Pick<HopperNarrow, T>{}, "sm_90, 16-bit, B stored transposed: 128x96 tiles fill medium_tiles "
+                                                  "rounds and balance the rounds of the SMs better than every other "
+                                                  "width whole (speed_narrow, rounds x work / speed): persistent "
                                                   "warp-specialised wgmma kernel, 128x96 tiles, TMA stores");
         }
         if (!fused_wide && split_tail < r.tail_gain * std::min({wide, balanced, medium}))
@@ -705,7 +707,8 @@ struct Tuned : Named<Tuned> {
       }
       if (wide_round) {
         // A fused epilogue: ping-pong while 128x256 tiles take at most 4 rounds of the SMs, or where
-        // its 128x128 tiles (half a round each), handicapped by 5%, take fewer rounds; else the plain
+        // its 128x128 tiles (half a round each), handicapped by 5%, take fewer rounds, or (16-bit)
+        // where k is at most fused_pingpong_max_k (rules.cuh has that measurement); else the plain
         // choices below. H100, bias + GELU bf16, each call repeated for 2-3 s (at the 700 W cap):
         // ping-pong / cooperative 3072^3 105.1 / 113.3 us, 4096^3 218.5 / 218.0 (223.4 / 230.9 in
         // short runs), 5120^3 446.6 / 458.1 (13 half rounds against 7), 6144^3 743.2 / 702.6 (18
@@ -718,6 +721,11 @@ struct Tuned : Named<Tuned> {
                                                     "(pingpong_half_round / pingpong_full_round): persistent "
                                                     "ping-pong wgmma kernel (one consumer's epilogue under the "
                                                     "other's mainloop), 128x128 tiles, TMA stores");
+          if (is_16bit<T> && args.k <= r.fused_pingpong_max_k)
+            return visit(Pick<HopperPingPong, T>{}, "sm_90, 16-bit, a fused epilogue, 128x256 tiles fill wide_tiles "
+                                                    "rounds and k <= fused_pingpong_max_k: persistent ping-pong "
+                                                    "wgmma kernel (one consumer's epilogue under the other's "
+                                                    "mainloop), 128x128 tiles, TMA stores");
         }
         // A short k: a tile's mainloop is short beside its epilogue, which the ping-pong schedule runs
         // under the other consumer's mainloop (tools/plan_audit.cu --short-k, H200, bf16 NT and NN over

@@ -35,6 +35,12 @@ TEST_CASE("fused epilogue: split-K, stream-K and Hopper staging apply it once, t
   // 3xTF32 with k past one slice of the large term (two slices, the epilogue on the last only).
   if (gemm_test::is_sm90())
     run_fused<Tuned, gemm::tf32x3, float, act::GeluTanh>({Case{96, 80, 4500, 1.0, 0.5}, BiasKind::PerColumn, true});
+  // Many rounds of 128x256 tiles with a short k: the ping-pong kernel (fused_pingpong_max_k), ragged
+  // edges, a k of less than one k block, each block looping over about ten tiles of 128x128.
+  if (gemm_test::is_sm90()) {
+    run_fused<Tuned, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>({Case{4095, 5119, 40, 1.0, 0.5}, BiasKind::PerColumn});
+    run_fused<Tuned, __half, __half, act::GeluTanh>({Case{4096, 5120, 72, 0.5, 0.0}, BiasKind::PerRow, false, true});
+  }
   // Hopper with a C whose rows TMA cannot store (odd ldd of bf16, >= 2^22 elements): with beta == 0
   // stored by the consumers in row order, else computed in an aligned copy and copied back.
   if (gemm_test::is_sm90()) {

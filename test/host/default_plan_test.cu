@@ -260,6 +260,20 @@ TEST_CASE("the default plan of a fused call: ping-pong on Hopper where 128x256 t
     INFO(s);
     CHECK(has(fused_nn(s).composition, "PersistentPingPong"));
   }
+  // Many waves but a k of at most fused_pingpong_max_k (16-bit): ping-pong, whose epilogues run under
+  // the other consumer's mainloop (a linear layer, B stored transposed: 16384 x 32768 x 512 is 124
+  // rounds of 128x256 tiles; 8192^2 x 4096 16). From k = 4097 the cooperative kernel again.
+  const auto fused_nt = [&](int m, int n, int k) {
+    const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> e{ptr<bf16>(), n, ptr<bf16>(), gemm::BiasKind::PerColumn};
+    return gemm::plan<bf16>(kH100, Op::N, Op::T, m, n, k, 1, ptr<bf16>(), k, ptr<bf16>(), k, 0, nullptr, n, e);
+  };
+  CHECK(has(fused_nt(16384, 32768, 512).composition, "PersistentPingPong"));
+  CHECK(has(fused_nt(16384, 32768, 512).reason, "fused_pingpong_max_k"));
+  CHECK(has(fused_nt(8192, 8192, 4096).composition, "PersistentPingPong"));
+  CHECK(has(fused_nt(8192, 8192, 4097).composition, "PersistentProducerConsumer"));
+  CHECK(has(fused_nt(8192, 8192, 4097).composition, "BlockTile<128,256>"));
+  // (Not the plain call's choice: without the epilogue, k = 2048 keeps 128x256 tiles.)
+  CHECK(has(plan_nn<bf16>(kH100, 8192, 8192, 2048, Op::N, Op::T).composition, "BlockTile<128,256>"));
   // Below a wave of 128x256 tiles, a fused call plans as a plain one.
   const gemm::Plan small = gemm::plan<bf16>(kH100, Op::N, Op::N, 1024, 1024, 1024, 1, ptr<bf16>(), 1024, ptr<bf16>(),
                                             1024, 0, nullptr, 1024, gelu);
@@ -538,8 +552,7 @@ TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of 
   CHECK(has(plan_nn<__half>(kH100, 2048, 768, 3072, Op::T, Op::T).composition, "BlockTile<128,96>"));
   // 8192 x 576 x 7168: 3 rounds of 128x96 (2.59) against 3 of 128x128, 2 of 128x192 (2.91).
   CHECK(has(plan_nn<bf16>(kH100, 8192, 576, 7168, Op::N, Op::T).composition, "BlockTile<128,96>"));
-  // Not with B row-major (the tile would load 128 columns to use 96), not with a fused epilogue, not
-  // for tf32 or a batch.
+  // Not with B row-major (the tile would load 128 columns to use 96), not for tf32 or a batch.
   CHECK(!has(plan_nn<bf16>(kH100, 2048, 768, 3072).composition, "BlockTile<128,96>"));
   CHECK(!has(plan_nn<bf16>(kH100, 2048, 768, 3072, Op::T, Op::N).composition, "BlockTile<128,96>"));
   CHECK(!has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 2048, 768, 3072, Op::N, Op::T).composition,
@@ -547,8 +560,9 @@ TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of 
   const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu{ptr<bf16>(), 768, ptr<bf16>(), gemm::BiasKind::PerColumn};
   const gemm::Plan fused = gemm::plan<bf16>(kH100, Op::N, Op::T, 2048, 768, 3072, 1, ptr<bf16>(), 3072, ptr<bf16>(),
                                             3072, 0, nullptr, 768, gelu);
+  // With a fused epilogue as without (its epilogue under the cooperative schedule, whole rounds).
   CHECK(fused.status == Status::Success);
-  CHECK(!has(fused.composition, "BlockTile<128,96>"));
+  CHECK(has(fused.composition, "BlockTile<128,96>"));
   // Fewer tiles than a round (512 x 576 x 7168: 24) split k on 128x128 tiles instead; large squares
   // keep their wide tiles.
   CHECK(has(plan_nn<bf16>(kH100, 512, 576, 7168, Op::N, Op::T).composition, "BlockTile<128,128>"));
