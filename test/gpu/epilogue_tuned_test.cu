@@ -36,8 +36,10 @@ TEST_CASE("fused epilogue: split-K, stream-K and Hopper staging apply it once, t
   if (gemm_test::is_sm90())
     run_fused<Tuned, gemm::tf32x3, float, act::GeluTanh>({Case{96, 80, 4500, 1.0, 0.5}, BiasKind::PerColumn, true});
   // Many rounds of 128x256 tiles with a short k: the ping-pong kernel (fused_pingpong_max_k), ragged
-  // edges, a k of less than one k block, each block looping over about ten tiles of 128x128.
-  if (gemm_test::is_sm90()) {
+  // edges, a k of less than one k block, each block looping over about ten tiles of 128x128. (Not
+  // under the sanitizers' quick lists: the shape must be this large for the rule; epilogue_test.cu
+  // runs the same kernel on smaller ones.)
+  if (gemm_test::is_sm90() && !gemm_test::quick()) {
     run_fused<Tuned, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>({Case{4095, 5119, 40, 1.0, 0.5}, BiasKind::PerColumn});
     run_fused<Tuned, __half, __half, act::GeluTanh>({Case{4096, 5120, 72, 0.5, 0.0}, BiasKind::PerRow, false, true});
   }
