@@ -67,7 +67,9 @@ __global__ void fill(bf16* p, size_t n, unsigned seed, float scale) {
   }
 }
 
-// Buffers and handles of one shape, shared by its rows.
+// Buffers and handles of one shape, shared by its rows: made by the first row that runs (setup) and
+// released by the fused row, the shape's last, so that the forward shapes' buffers (about 40 GB in
+// all) are never held together.
 struct Problem {
   int m, n, k;
   int batch;  // calls per timing: about a millisecond of them, 3 to 20
@@ -83,9 +85,15 @@ struct Problem {
   bool forward = false;      // one of the shape space's forward shapes
   double pct_cublaslt = 0;   // its fused row's result
 
+  bool ready = false;
+
   Problem(int m_, int n_, int k_)
       : m(m_), n(n_), k(k_),
-        batch(std::clamp(static_cast<int>(1e-3 * 600e12 / (2.0 * m_ * n_ * double(k_))), 3, 20)) {
+        batch(std::clamp(static_cast<int>(1e-3 * 600e12 / (2.0 * m_ * n_ * double(k_))), 3, 20)) {}
+
+  void setup() {
+    if (ready) return;
+    ready = true;
     CHECK_CUDA(cudaMalloc(&a, sizeof(bf16) * m * size_t(k)));
     CHECK_CUDA(cudaMalloc(&b, sizeof(bf16) * k * size_t(n)));
     CHECK_CUDA(cudaMalloc(&d, sizeof(bf16) * m * size_t(n)));
@@ -125,6 +133,23 @@ struct Problem {
       std::fprintf(stderr, "cuBLASLt found no GELU_BIAS algorithm for %dx%dx%d\n", m, n, k);
       std::exit(1);
     }
+  }
+
+  void release() {
+    if (!ready) return;
+    ready = false;
+    CHECK_CUDA(cudaDeviceSynchronize());
+    for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(d), static_cast<void*>(d_lt),
+                    static_cast<void*>(bias), lt_workspace})
+      CHECK_CUDA(cudaFree(p));
+    CHECK_BLAS(cublasLtMatrixLayoutDestroy(la));
+    CHECK_BLAS(cublasLtMatrixLayoutDestroy(lb));
+    CHECK_BLAS(cublasLtMatrixLayoutDestroy(ld));
+    CHECK_BLAS(cublasLtMatmulDescDestroy(desc));
+    CHECK_BLAS(cublasLtDestroy(lt));
+    CHECK_BLAS(cublasDestroy(blas));
+    CHECK_CUDA(cudaEventDestroy(start));
+    CHECK_CUDA(cudaEventDestroy(stop));
   }
 
   void ours_plain() {
@@ -185,6 +210,7 @@ double median(std::vector<double> v) {
 }
 
 void plain_row(benchmark::State& state, Problem* p) {
+  p->setup();
   for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->cublas_plain(); }, 5);  // warm-up
   std::vector<double> ours, theirs;
   for (auto _ : state) {
@@ -199,6 +225,7 @@ void plain_row(benchmark::State& state, Problem* p) {
 }
 
 void fused_row(benchmark::State& state, Problem* p) {
+  p->setup();
   for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->ours_fused(); p->lt_fused(); }, 5);  // warm-up
   std::vector<double> fused, plain, lt;
   for (auto _ : state) {
@@ -216,6 +243,7 @@ void fused_row(benchmark::State& state, Problem* p) {
   state.counters["plain_us"] = median(plain) * 1e3;
   state.counters["max_rel_diff_lt"] = p->diff_to_lt();
   if (p->forward) p->pct_cublaslt = 100.0 * median(lt) / ms;
+  p->release();
 }
 
 }  // namespace
