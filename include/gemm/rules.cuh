@@ -208,7 +208,8 @@ struct TuningRules {
            std::to_string(h.medium_min_k) + " below " + std::to_string(h.medium_vs_wide_rounds) +
            "x their rounds, ping-pong up to " + std::to_string(h.pingpong_max_rounds) + " rounds or " +
            std::to_string(h.pingpong_half_round) + "/" + std::to_string(h.pingpong_full_round) +
-           " of half rounds (fused; 16-bit also to k " + std::to_string(h.fused_pingpong_max_k) + "), decode tiles up to m " + std::to_string(h.decode_max_m) + ", turned around up to m " +
+           " of half rounds (fused; 16-bit also to k " + std::to_string(h.fused_pingpong_max_k) +
+           "), decode tiles up to m " + std::to_string(h.decode_max_m) + ", turned around up to m " +
            std::to_string(h.turned_max_m) + " (64x16 tiles to m " + std::to_string(h.turned_narrow_max_m) +
            ") and on 64x64 tiles from m " + std::to_string(h.turned_wide_min_m) + " to " +
            std::to_string(h.turned_wide_max_m) + " within " + h.turned_wide_tiles.describe() +

@@ -269,8 +269,8 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
-           "}, 16-bit single products (plain or fused) with B stored transposed where 128x96 tiles fill medium_tiles rounds and "
-           "balance them better than every other width {" + HopperNarrow::parts() +
+           "}, 16-bit single products (plain or fused) with B stored transposed where 128x96 tiles fill "
+           "medium_tiles rounds and balance them better than every other width {" + HopperNarrow::parts() +
            "}, 128x128 tiles with their last round split along k where that costs less than every width whole "
            "(tail_gain); fewer 128x256 tiles than wide_tiles rounds: 128x128 tiles where they fill medium_tiles "
            "rounds, or where k splits into slices of them {" + HopperMedium::parts() + "}, else 128x64 tiles, k split "
@@ -284,8 +284,8 @@ struct Tuned : Named<Tuned> {
            "}, 16-bit, m from turned_wide_min_m to turned_wide_max_m, the weight's 64-row tiles within "
            "turned_wide_tiles rounds {" + HopperTurnedWide::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves, 128x128 tiles balance better "
-           "or (16-bit) k <= fused_pingpong_max_k (not tf32x3), and 16-bit single products without one where 128x256 tiles fill wide_tiles rounds and k is "
-           "in [pingpong_min_k, pingpong_max_k] {" +
+           "or (16-bit) k <= fused_pingpong_max_k (not tf32x3), and 16-bit single products without one where "
+           "128x256 tiles fill wide_tiles rounds and k is in [pingpong_min_k, pingpong_max_k] {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() +
            "}; on sm_90 single 16-bit products with rows TMA cannot read, k <= short_k_max_k and m n <= "
