@@ -1128,12 +1128,6 @@ struct SpaceRow {
   double ratio, roofline, hbm_fraction;
 };
 
-double geomean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += std::log(x);
-  return v.empty() ? std::nan("") : std::exp(sum / double(v.size()));
-}
-
 }  // namespace
 
 void print_shape_space_summary(const Options& opt) {

@@ -276,18 +276,17 @@ int main(int argc, char** argv) {
       if (s.type == "bf16" && s.cls == "forward" && s.layout == "NT") add(s.m, s.n, s.k, false)->forward = true;
   benchmark::RunSpecifiedBenchmarks();
   // The forward shapes' summary (the rows a filter left out count as not run).
-  double log_sum = 0, worst = 1e30;
-  int count = 0;
-  std::string worst_shape;
+  std::vector<double> ratios;
+  const Problem* worst = nullptr;
   for (const Problem* p : problems)
     if (p->forward && p->pct_cublaslt > 0) {
-      log_sum += std::log(p->pct_cublaslt / 100.0), ++count;
-      if (p->pct_cublaslt < worst)
-        worst = p->pct_cublaslt, worst_shape = std::to_string(p->m) + "x" + std::to_string(p->n) + "x" + std::to_string(p->k);
+      ratios.push_back(p->pct_cublaslt / 100.0);
+      if (worst == nullptr || p->pct_cublaslt < worst->pct_cublaslt) worst = p;
     }
-  if (count > 0)
-    std::printf("forward shapes, bias + GELU against cuBLASLt GELU_BIAS: %d shapes, geometric mean %.3f, worst %.3f "
-                "(%s NT)\n", count, std::exp(log_sum / count), worst / 100.0, worst_shape.c_str());
+  if (worst != nullptr)
+    std::printf("forward shapes, bias + GELU against cuBLASLt GELU_BIAS: %zu shapes, geometric mean %.3f, worst %.3f "
+                "(%dx%dx%d NT)\n", ratios.size(), gemm_bench::geomean(ratios), worst->pct_cublaslt / 100.0, worst->m,
+                worst->n, worst->k);
   benchmark::Shutdown();
   return 0;
 }

@@ -159,4 +159,10 @@ std::vector<SpaceShape> shape_space() {
   return out;
 }
 
+double geomean(const std::vector<double>& ratios) {
+  double sum = 0;
+  for (double x : ratios) sum += std::log(x);
+  return ratios.empty() ? std::nan("") : std::exp(sum / double(ratios.size()));
+}
+
 }  // namespace gemm_bench

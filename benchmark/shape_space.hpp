@@ -27,4 +27,7 @@ std::vector<SpaceShape> shape_space();
 // The classes, in the order reports list them.
 const std::vector<std::string>& shape_classes();
 
+// The geometric mean of ratios, as the reports summarise a class (NaN for none).
+double geomean(const std::vector<double>& ratios);
+
 }  // namespace gemm_bench
