@@ -122,17 +122,18 @@ struct NonDeduced {
 // (Its split form, below, is the identity too: no bias, no activation.)
 struct NoEpilogue {
   static constexpr bool kActive = false;
+  using BiasType = float;
+  __host__ __device__ __forceinline__ const float* column_bias_vector() const { return nullptr; }
   template <class S>
   __host__ __device__ __forceinline__ S operator()(S v, int, int) const { return v; }
   template <class S>
   __host__ __device__ __forceinline__ S row_bias(int) const { return S(0); }
-  template <class S>
-  __host__ __device__ __forceinline__ S column_bias(int) const { return S(0); }
 };
 
 // The epilogue in split form: a kernel that holds many elements of few rows and columns (the Hopper
 // consumers: 2 rows and 64 columns per thread) loads the bias once per row (epi.row_bias, 0 unless a
-// bias per row) and per column (epi.column_bias), and applies the rest per element here. The result
+// bias per row) and per column (from epi.column_bias_vector(), null unless a bias per column: loaded
+// once per tile, sm90::ColumnBias), and applies the rest per element here. The result
 // is epi(alpha * acc, row, col)'s, except that a row bias joins the product in one fma (one rounding
 // instead of two); without an epilogue it is alpha * acc.
 template <class S, class Epi>
@@ -183,14 +184,16 @@ struct FusedEpilogue {
     if (bias_kind != BiasKind::None) v += convert<S>(load_bias(bias + (bias_kind == BiasKind::PerRow ? row : col)));
     return activate(act, v, row, col);
   }
+  using BiasType = Bias;
+  // The bias along the row-major problem's columns, or null (no bias, or one per row): for kernels
+  // that load a tile's column bias once (sm90::ColumnBias).
+  __host__ __device__ __forceinline__ const Bias* column_bias_vector() const {
+    return bias_kind == (kSwapped ? BiasKind::PerRow : BiasKind::PerColumn) ? bias : nullptr;
+  }
   // The split form (see hoisted()), in the row-major problem's coordinates.
   template <class S>
   __host__ __device__ __forceinline__ S row_bias(int row) const {
     return bias_if<S>(kSwapped ? BiasKind::PerColumn : BiasKind::PerRow, row);
-  }
-  template <class S>
-  __host__ __device__ __forceinline__ S column_bias(int col) const {
-    return bias_if<S>(kSwapped ? BiasKind::PerRow : BiasKind::PerColumn, col);
   }
   // bias[i] when the bias is of this kind, else 0.
   template <class S>

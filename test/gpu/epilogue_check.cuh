@@ -39,6 +39,7 @@ struct FusedCase {
   bool in_place = false;   // D == C
   bool specials = false;   // bias holds NaN, +Inf and -Inf in its first three entries
   bool null_c = false;     // C passed as nullptr (beta == 0 only)
+  int bias_offset = 0;     // the bias this many elements into its buffer (1: not aligned to pairs)
 };
 
 template <class Act>
@@ -67,7 +68,7 @@ void run_fused(const FusedCase& f) {
   INFO(Policy::name() << "<" << type << "> " << c.str() << " bias kind "
                       << static_cast<int>(f.bias) << (kFloatBias ? " (float)" : " (output type)")
                       << (f.in_place ? " D == C" : " D distinct") << (f.specials ? " NaN/Inf bias" : "")
-                      << (f.null_c ? " C null" : ""));
+                      << (f.null_c ? " C null" : "") << (f.bias_offset ? " bias offset" : ""));
   const int lda = c.lda(), ldb = c.ldb(), ldc = c.ldc();
   const int ldd = f.in_place ? ldc : c.n + (c.pad_c + 1) % 5;  // another padding than C's
   const size_t c_elems = c.offset_c + static_cast<size_t>(c.m + 1) * ldc;
@@ -96,19 +97,19 @@ void run_fused(const FusedCase& f) {
 
   DeviceBuffer<In> da(a.size()), db(b.size());
   DeviceBuffer<Out> dc(c0.size()), dd(f.in_place ? 1 : d0.size());
-  DeviceBuffer<Bias> dbias(bias.size());
+  DeviceBuffer<Bias> dbias(bias.size() + f.bias_offset);
   CUDA_REQUIRE(cudaMemcpy(da.ptr, a.data(), a.size() * sizeof(In), cudaMemcpyHostToDevice));
   CUDA_REQUIRE(cudaMemcpy(db.ptr, b.data(), b.size() * sizeof(In), cudaMemcpyHostToDevice));
   CUDA_REQUIRE(cudaMemcpy(dc.ptr, c0.data(), c0.size() * sizeof(Out), cudaMemcpyHostToDevice));
   if (!f.in_place) CUDA_REQUIRE(cudaMemcpy(dd.ptr, d0.data(), d0.size() * sizeof(Out), cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(dbias.ptr, bias.data(), bias.size() * sizeof(Bias), cudaMemcpyHostToDevice));
+  CUDA_REQUIRE(cudaMemcpy(dbias.ptr + f.bias_offset, bias.data(), bias.size() * sizeof(Bias), cudaMemcpyHostToDevice));
 
   const In* dA = da.ptr + c.offset_a;
   const In* dB = db.ptr + c.offset_b;
   Out* dC = dc.ptr + c.offset_c;
   Out* dD = f.in_place ? dC : dd.ptr + c.offset_c;
   const Out* C_arg = f.null_c ? nullptr : dC;
-  const gemm::Epilogue<Out, Act, Bias> epi{dD, ldd, f.bias == BiasKind::None ? nullptr : dbias.ptr, f.bias,
+  const gemm::Epilogue<Out, Act, Bias> epi{dD, ldd, f.bias == BiasKind::None ? nullptr : dbias.ptr + f.bias_offset, f.bias,
                                            make_act<Act>()};
   const S alpha = static_cast<S>(c.alpha), beta = static_cast<S>(c.beta);
   Status status;

@@ -43,6 +43,16 @@ TEST_CASE("fused epilogue: split-K, stream-K and Hopper staging apply it once, t
     run_fused<Tuned, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>({Case{4095, 5119, 40, 1.0, 0.5}, BiasKind::PerColumn});
     run_fused<Tuned, __half, __half, act::GeluTanh>({Case{4096, 5120, 72, 0.5, 0.0}, BiasKind::PerRow, false, true});
   }
+  // Hopper kernels load a tile's column bias in pairs where the tile lies inside C and the bias is
+  // aligned to pairs (sm90::ColumnBias), else column by column: whole tiles with a bias one float into
+  // its buffer (the ping-pong and the cooperative kernel), and ragged ones with an aligned bias.
+  if (gemm_test::is_sm90()) {
+    run_fused<Tuned, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>(
+        {Case{1024, 1024, 256, 1.0, 0.0}, BiasKind::PerColumn, false, false, false, 1});
+    run_fused<Tuned, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>(
+        {Case{2048, 2048, 256, 1.0, 0.0}, BiasKind::PerColumn, false, false, false, 1});
+    run_fused<Tuned, __nv_bfloat16, __nv_bfloat16, act::GeluTanh>({Case{1000, 1000, 256, 1.0, 0.0}, BiasKind::PerColumn});
+  }
   // Hopper with a C whose rows TMA cannot store (odd ldd of bf16, >= 2^22 elements): with beta == 0
   // stored by the consumers in row order, else computed in an aligned copy and copied back.
   if (gemm_test::is_sm90()) {

@@ -118,24 +118,36 @@ __device__ __forceinline__ void promoted_spans_mainloop(Accumulators<Shape>& acc
   }
 }
 
+// Whether a shape's consumers may store a unit through shared memory (store_block_staged): with
+// epilogue buffers, and C not FP8 (FP8 C: from registers).
+template <class Shape, class Args>
+inline constexpr bool kStagedStores = Shape::kEpilogueBytes > 0 && !is_fp8<typename Args::Output>;
+
+// A fused call's column bias for a unit's tile, where the unit may be stored through shared memory
+// (a kernel loads it before the unit's mainloop: ColumnBias).
+template <class Shape, class Args>
+using TileBias = ColumnBias<Shape::BN, Args, detail::has_epilogue<Args> && kStagedStores<Shape, Args>>;
+
 // The consumer's epilogue for one unit: its rows [row, row + kWgRows) of the tile at (tile_m, tile_n)
 // of `args` (the unit's batch entry). With epilogue buffers in the shape and beta == 0, through shared
 // memory: to the TMA engine where it can write C (c_by_tma: the entry's C at `c_at` of map_c, of
 // kRank dimensions), else by the consumers in row order (c_store Direct); from registers otherwise.
+// bias: the tile's column bias, loaded (TileBias).
 template <class Shape, int kRank, class Args>
-__device__ __forceinline__ void store_unit(const Accumulators<Shape>& acc, const Args& args, const CUtensorMap* map_c,
+__device__ __forceinline__ void store_unit(const Accumulators<Shape>& acc, const Args& args,
+                                           const TileBias<Shape, Args>& bias, const CUtensorMap* map_c,
                                            const Stages<Shape>& st, int consumer, int tile_m, int tile_n, int row,
                                            CStore c_store, bool c_by_tma, MapPlace c_at, bool pairs) {
   const int row0 = tile_m * Shape::BM + row, col0 = tile_n * Shape::BN;
-  if constexpr (Shape::kEpilogueBytes > 0 && !is_fp8<typename Args::Output>) {  // (FP8 C: from registers)
+  if constexpr (kStagedStores<Shape, Args>) {
     // TMA clips stores at the matrix edge only to 16-byte granularity along a row, so a tile that
     // ends inside a row whose length is not a multiple of 16 bytes stores directly.
     const bool whole_row_end = (static_cast<long long>(args.n) * sizeof(typename Args::Output)) % 16 == 0;
     if (c_by_tma && (whole_row_end || (tile_n + 1) * Shape::BN <= args.n)) {
 #pragma unroll
       for (int mi = 0; mi < Shape::kMmaM; ++mi)
-        store_block_staged<Shape::BN, CStore::Tma, kRank>(acc[mi], args, map_c, st.epilogue(consumer), row0 + 64 * mi,
-                                                          col0, epilogue_barrier(consumer), c_at);
+        store_block_staged<Shape::BN, CStore::Tma, kRank>(acc[mi], args, bias, map_c, st.epilogue(consumer),
+                                                          row0 + 64 * mi, col0, epilogue_barrier(consumer), c_at);
       return;
     }
     if (c_store != CStore::Registers) {
@@ -144,8 +156,8 @@ __device__ __forceinline__ void store_unit(const Accumulators<Shape>& acc, const
       if (c_store == CStore::Tma && threadIdx.x % 128 == 0) ptx::bulk_wait_read<0>();
 #pragma unroll
       for (int mi = 0; mi < Shape::kMmaM; ++mi)
-        store_block_staged<Shape::BN, CStore::Direct>(acc[mi], args, map_c, st.epilogue(consumer), row0 + 64 * mi,
-                                                      col0, epilogue_barrier(consumer));
+        store_block_staged<Shape::BN, CStore::Direct>(acc[mi], args, bias, map_c, st.epilogue(consumer),
+                                                      row0 + 64 * mi, col0, epilogue_barrier(consumer));
       return;
     }
   }

@@ -21,7 +21,10 @@
 //                   (4096 x 4097 bf16: 150 us of stores, against a 180 us multiply); from the
 //                   chunk a warp stores one row's 128 contiguous bytes.
 #include <cstdint>
+#include <cstring>
 #include <cuda.h>
+#include <type_traits>
+#include <utility>
 #include "../detail/turned.cuh"
 #include "../epilogue.cuh"
 #include "../ptx/tma.cuh"
@@ -76,6 +79,60 @@ struct OutputStage {
       if (threadIdx.x % 32 == 0) atomicMax(reinterpret_cast<int*>(amax), __float_as_int(x));
     }
   }
+};
+
+// Two neighbouring elements of a vector in one load (p: at a multiple of the pair's size).
+template <class T>
+__device__ __forceinline__ Pair<T> load_pair(const T* p) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "load_pair: elements of 1, 2 or 4 bytes.");
+  using Word = std::conditional_t<sizeof(T) == 1, unsigned short,
+                                  std::conditional_t<sizeof(T) == 2, unsigned int, unsigned long long>>;
+  const Word w = __ldg(reinterpret_cast<const Word*>(p));
+  Pair<T> pair;
+  static_assert(sizeof(pair) == sizeof(w), "Pair<T>: two elements, no padding.");
+  memcpy(&pair, &w, sizeof(w));
+  return pair;
+}
+
+// A fused epilogue's bias per column for this thread's columns of a BN-wide tile at col0: columns
+// col0 + 8 g + 2 (lane % 4) and the one after, g < BN / 8, held as the bias stores them (two 16-bit
+// values to a register). A kernel loads them as it starts a unit, so that the loads are in flight
+// under the mainloop, and store_block_staged reads them for each 64-row block of the tile. Before,
+// each element's bias was loaded in the epilogue, per 64-row block: per column pair two loads, two
+// clamps, two addresses and the bias kind tested (the fused ping-pong kernel's epilogue then issued
+// 1.78x the instructions of the plain one). Where the tile's columns lie inside C and the bias is
+// aligned to pairs, one load per pair at fixed offsets; else each column clamped to C's last.
+// kActive false (no epilogue, or a kernel that does not store through store_block_staged): empty.
+template <int BN, class Args, bool kActive = detail::has_epilogue<Args>>
+struct ColumnBias {
+  __device__ __forceinline__ void load(const Args&, int) {}
+  __device__ __forceinline__ float x(int) const { return 0.0f; }
+  __device__ __forceinline__ float y(int) const { return 0.0f; }
+};
+template <int BN, class Args>
+struct ColumnBias<BN, Args, true> {
+  using Bias = typename std::decay_t<decltype(detail::epilogue_of(std::declval<const Args&>()))>::BiasType;
+  Pair<Bias> v[BN / 8];
+
+  __device__ __forceinline__ void load(const Args& args, int col0) {
+    const Bias* p = detail::epilogue_of(args).column_bias_vector();
+    const int c = col0 + 2 * (threadIdx.x % 4);
+    if (p == nullptr) {
+#pragma unroll
+      for (int g = 0; g < BN / 8; ++g) v[g].x = v[g].y = detail::convert<Bias>(0.0f);
+    } else if (col0 + BN <= args.n && reinterpret_cast<std::uintptr_t>(p) % sizeof(Pair<Bias>) == 0) {
+#pragma unroll
+      for (int g = 0; g < BN / 8; ++g) v[g] = load_pair(p + c + 8 * g);
+    } else {
+#pragma unroll
+      for (int g = 0; g < BN / 8; ++g) {
+        v[g].x = __ldg(p + min(c + 8 * g, args.n - 1));
+        v[g].y = __ldg(p + min(c + 8 * g + 1, args.n - 1));
+      }
+    }
+  }
+  __device__ __forceinline__ float x(int g) const { return detail::convert<float>(v[g].x); }
+  __device__ __forceinline__ float y(int g) const { return detail::convert<float>(v[g].y); }
 };
 
 // acc: one warpgroup's 64 x BN block at (row0, col0) of C, in the m64nBN fragment layout; only its
@@ -222,13 +279,14 @@ __device__ __forceinline__ void store_chunk_direct(const char* buf, const Args& 
 // How a warp-specialised kernel's consumers store C (the host picks, per call; see store_block_staged).
 enum class CStore : int { Registers, Tma, Direct };
 
-// acc: one warpgroup's 64 x BN block at (row0, col0) of C. bufs: two StoreChunk buffers, 1024-byte
-// aligned; barrier: a named barrier id of this warpgroup alone. kMode: CStore::Tma (through map_c, of
-// kRank dimensions, the entry at `at` in it) or CStore::Direct (to args.C: map_c is not read).
+// acc: one warpgroup's 64 x BN block at (row0, col0) of C; bias: the tile's column bias (col0's).
+// bufs: two StoreChunk buffers, 1024-byte aligned; barrier: a named barrier id of this warpgroup
+// alone. kMode: CStore::Tma (through map_c, of kRank dimensions, the entry at `at` in it) or
+// CStore::Direct (to args.C: map_c is not read).
 template <int BN, CStore kMode, int kRank = 2, class Args>
 __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], const Args& args,
-                                                   const CUtensorMap* map_c, char* bufs, int row0, int col0,
-                                                   int barrier, MapPlace at = {}) {
+                                                   const ColumnBias<BN, Args>& bias, const CUtensorMap* map_c,
+                                                   char* bufs, int row0, int col0, int barrier, MapPlace at = {}) {
   static_assert(kMode == CStore::Tma || kMode == CStore::Direct, "store_block_staged: Tma or Direct.");
   static_assert(!detail::is_turned<Args>, "store_block_staged: a turned-around call stores from registers.");
   using Out = typename Args::Output;
@@ -244,10 +302,9 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
   const int pair_byte = 2 * (lane % 4) * static_cast<int>(sizeof(Out));
   const auto& epi = detail::epilogue_of(args);
   // A fused epilogue's bias in split form (see detail::hoisted): this thread's two rows' terms once per
-  // block, and each column pair's terms once for both rows (at most 2 + BN loads instead of BN per row).
-  // Elements outside C are computed but never stored: their coordinates are clamped so that a bias
-  // or a caller's functor never reads past its vectors. (Each column on its own: with an odd n, the
-  // last column's pair partner lies outside C.)
+  // block, the columns' from `bias`. Elements outside C are computed but never stored: their
+  // coordinates are clamped so that a bias or a caller's functor never reads past its vectors. (Each
+  // column on its own: with an odd n, the last column's pair partner lies outside C.)
   const int rows[2] = {min(row0 + r, args.m - 1), min(row0 + r + 8, args.m - 1)};
   const float row_bias[2] = {epi.template row_bias<float>(rows[0]), epi.template row_bias<float>(rows[1])};
   // Pairs (j, g, 0) and (j, g, 1): columns 8 g + 2 (lane % 4) (+1) of chunk j, rows r and r + 8.
@@ -255,24 +312,17 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
     const int i = 4 * (j * kGroups + g);
     const int col = col0 + j * Chunk::kCols + 8 * g + 2 * (lane % 4);
     const int cx = min(col, args.n - 1), cy = min(col + 1, args.n - 1);
-    const float bx = epi.template column_bias<float>(cx), by = epi.template column_bias<float>(cy);
+    const float bx = bias.x(j * kGroups + g), by = bias.y(j * kGroups + g);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       p[h].x = detail::convert<Out>(detail::hoisted(epi, args.alpha, acc[i + 2 * h], row_bias[h], bx, rows[h], cx));
       p[h].y = detail::convert<Out>(detail::hoisted(epi, args.alpha, acc[i + 2 * h + 1], row_bias[h], by, rows[h], cy));
     }
   };
-  // A fused epilogue's pairs are all computed before the first store: its loads (a bias) then issue
-  // together, instead of each waiting behind the shared-memory stores before it, across which the
-  // compiler cannot move a load (measured: bias + GELU at 4096^3 took 1.7x the plain call).
-  constexpr bool kEarly = detail::has_epilogue<Args>;
-  Pair<Out> early[kEarly ? kChunks * kGroups : 1][2];
-  if constexpr (kEarly) {
-#pragma unroll
-    for (int j = 0; j < kChunks; ++j)
-#pragma unroll
-      for (int g = 0; g < kGroups; ++g) pairs_at(j, g, early[j * kGroups + g]);
-  }
+  // (The pairs are computed chunk by chunk, between its stores. A fused epilogue's pairs were once all
+  // computed first, so that their bias loads issued together instead of each behind the shared-memory
+  // stores before it (bias + GELU at 4096^3 took 1.7x the plain call); the column bias now comes
+  // loaded, and computing early measured no faster: design/epilogue.md.)
 #pragma unroll
   for (int j = 0; j < kChunks; ++j) {
     char* buf = bufs + (j % 2) * Chunk::kBytes;
@@ -290,11 +340,10 @@ __device__ __forceinline__ void store_block_staged(const float (&acc)[BN / 2], c
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
       const int byte = g * 8 * static_cast<int>(sizeof(Out)) + pair_byte;
-      Pair<Out> late[2];
-      if constexpr (!kEarly) pairs_at(j, g, late);
+      Pair<Out> p[2];
+      pairs_at(j, g, p);
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) = kEarly ? early[j * kGroups + g][h] : late[h];
+      for (int h = 0; h < 2; ++h) *reinterpret_cast<Pair<Out>*>(buf + Chunk::offset(r + 8 * h, byte)) = p[h];
     }
     const int c0 = col0 + j * Chunk::kCols;
     if constexpr (kMode == CStore::Tma) {

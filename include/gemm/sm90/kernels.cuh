@@ -253,6 +253,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       decltype(auto) args = detail::entry_of(params, u.b);
       Accumulators<Shape> acc;
       zero_accumulators<Shape>(acc);
+      TileBias<Shape, std::decay_t<decltype(args)>> bias;
+      bias.load(args, u.tile_n * Shape::BN);  // (in flight under the mainloop)
       if constexpr (kPromote && kFixedScales) {
         const PlainPromotion promotion{detail::scales_of(args).promote_stages()};
         if constexpr (decltype(spans)::value)
@@ -281,8 +283,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         }
       }
       const CTarget c = c_target(params, args, u, Shape::BM, c_store);
-      store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, row, c_store, c.by_tma, c.at,
-                                        kBatched ? pairs_aligned(args) : pairs_unbatched);
+      store_unit<Shape, kMapRank<Args>>(acc, args, bias, &map_c, st, consumer, u.tile_m, u.tile_n, row, c_store, c.by_tma,
+                                        c.at, kBatched ? pairs_aligned(args) : pairs_unbatched);
     }
   };
   if constexpr (kPromote && kFixedScales) {
@@ -331,6 +333,8 @@ __global__ void __launch_bounds__(128 * 3, 1)
     decltype(auto) args = detail::entry_of(params, u.b);
     Accumulators<Shape> acc;
     zero_accumulators<Shape>(acc);
+    TileBias<Shape, std::decay_t<decltype(args)>> bias;
+    bias.load(args, u.tile_n * Shape::BN);  // (in flight while this consumer waits for its turn)
     // This consumer's turn on the tensor cores: every unit but the block's first waits for the other
     // consumer's arrival after the mainloop of the unit before it.
     if (w != sched.first) ptx::named_barrier_sync(turn_barrier(consumer), 256);
@@ -339,8 +343,8 @@ __global__ void __launch_bounds__(128 * 3, 1)
     if (w + sched.stride < sched.count) ptx::named_barrier_arrive(turn_barrier(1 - consumer), 256);
     finish_mainloop<Shape>(acc, st, previous, leader);
     const CTarget c = c_target(params, args, u, Shape::BM, c_store);
-    store_unit<Shape, kMapRank<Args>>(acc, args, &map_c, st, consumer, u.tile_m, u.tile_n, 0, c_store, c.by_tma, c.at,
-                                      kBatched ? pairs_aligned(args) : pairs_unbatched);
+    store_unit<Shape, kMapRank<Args>>(acc, args, bias, &map_c, st, consumer, u.tile_m, u.tile_n, 0, c_store, c.by_tma,
+                                      c.at, kBatched ? pairs_aligned(args) : pairs_unbatched);
     pos.advance(sched.k_blocks);  // the other consumer's unit
   }
   if constexpr (Shape::kEpilogueBytes > 0) {
