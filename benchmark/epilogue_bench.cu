@@ -6,9 +6,11 @@
 //   gemm/bf16/Tuned/bias_gelu/NT/MxNxK   act::GeluTanh + per-column bias, beside cuBLASLt GELU_BIAS
 //                                        (pct_cublaslt) and our own call without epilogue (pct_plain:
 //                                        100 means no overhead)
-// over 4096^3 and 8192^3 (both kinds of row) and, with --gemm_forward, the shape space's bf16 forward
+//   gemm/bf16/Tuned/bias_gelu_fast/NT/MxNxK   the same with act::GeluTanhFast (the hardware's tanh,
+//                                        cuBLASLt's accuracy)
+// over 4096^3 and 8192^3 (every kind of row) and, with --gemm_forward, the shape space's bf16 forward
 // shapes (benchmark/shape_space.hpp: m tokens through a model's linear layers; fused rows), ending
-// with their geometric mean and worst pct_cublaslt.
+// with their geometric mean and worst pct_cublaslt for each GELU.
 // Each iteration times one batch of every contender back to back on the same buffers (CUDA events,
 // after warm-up; a batch of about a millisecond, 3 to 20 calls); counters are ratios of the medians
 // over all iterations. max_rel_diff_lt: our D against cuBLASLt's, max |diff| / max |D|.
@@ -28,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -68,8 +71,8 @@ __global__ void fill(bf16* p, size_t n, unsigned seed, float scale) {
 }
 
 // Buffers and handles of one shape, shared by its rows: made by the first row that runs (setup) and
-// released by the fused row, the shape's last, so that the forward shapes' buffers (about 40 GB in
-// all) are never held together.
+// released by each fused row (the next one makes them again), so that the forward shapes' buffers
+// (about 40 GB in all) are never held together.
 struct Problem {
   int m, n, k;
   int batch;  // calls per timing: about a millisecond of them, 3 to 20
@@ -82,8 +85,9 @@ struct Problem {
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
   cublasLtMatmulHeuristicResult_t algo{};
   cudaEvent_t start, stop;
-  bool forward = false;      // one of the shape space's forward shapes
-  double pct_cublaslt = 0;   // its fused row's result
+  bool forward = false;          // one of the shape space's forward shapes
+  double pct_cublaslt = 0;       // its fused rows' results: act::GeluTanh
+  double pct_cublaslt_fast = 0;  // and act::GeluTanhFast
 
   bool ready = false;
 
@@ -156,8 +160,9 @@ struct Problem {
     CHECK_GEMM(gemm::gemm<bf16>(gemm::Op::N, gemm::Op::T, m, n, k, 1.0f, a, k, b, k, 0.0f, d, n));
   }
   // (The NT layout's kernels alone: the entry point with ops would compile all four layouts' fused kernels.)
+  template <class Act>
   void ours_fused() {
-    const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> epi{d, n, bias, gemm::BiasKind::PerColumn};
+    const gemm::Epilogue<bf16, Act, bf16> epi{d, n, bias, gemm::BiasKind::PerColumn};
     gemm::GemmArgs<bf16, bf16> args{m, n, k, 1.0f, a, k, b, k, 0.0f, nullptr, n, gemm::Op::N, gemm::Op::T};
     CHECK_GEMM((gemm::detail::run_fused<bf16, gemm::DefaultPolicy, gemm::detail::Ops<gemm::Op::N, gemm::Op::T>, false>(
         args, epi, 0)));
@@ -186,8 +191,9 @@ struct Problem {
   }
 
   // max |D - D_lt| / max |D_lt| after one call of each.
+  template <class Act>
   double diff_to_lt() {
-    ours_fused();
+    ours_fused<Act>();
     lt_fused();
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<bf16> x(size_t(m) * n), y(x.size());
@@ -224,14 +230,15 @@ void plain_row(benchmark::State& state, Problem* p) {
   state.counters["pct_cublas"] = 100.0 * median(theirs) / ms;
 }
 
+template <class Act>
 void fused_row(benchmark::State& state, Problem* p) {
   p->setup();
-  for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->ours_fused(); p->lt_fused(); }, 5);  // warm-up
+  for (int i = 0; i < 3; ++i) p->time([&] { p->ours_plain(); p->ours_fused<Act>(); p->lt_fused(); }, 5);  // warm-up
   std::vector<double> fused, plain, lt;
   for (auto _ : state) {
     lt.push_back(p->time([&] { p->lt_fused(); }, p->batch));
     plain.push_back(p->time([&] { p->ours_plain(); }, p->batch));
-    fused.push_back(p->time([&] { p->ours_fused(); }, p->batch));
+    fused.push_back(p->time([&] { p->ours_fused<Act>(); }, p->batch));
     state.SetIterationTime(fused.back() * 1e-3);
   }
   const double ms = median(fused);
@@ -241,8 +248,8 @@ void fused_row(benchmark::State& state, Problem* p) {
   state.counters["pct_plain"] = 100.0 * median(plain) / ms;
   state.counters["lt_us"] = median(lt) * 1e3;
   state.counters["plain_us"] = median(plain) * 1e3;
-  state.counters["max_rel_diff_lt"] = p->diff_to_lt();
-  if (p->forward) p->pct_cublaslt = 100.0 * median(lt) / ms;
+  state.counters["max_rel_diff_lt"] = p->diff_to_lt<Act>();
+  if (p->forward) (std::is_same_v<Act, gemm::act::GeluTanhFast> ? p->pct_cublaslt_fast : p->pct_cublaslt) = 100.0 * median(lt) / ms;
   p->release();
 }
 
@@ -266,7 +273,10 @@ int main(int argc, char** argv) {
     if (plain)
       benchmark::RegisterBenchmark(("gemm/bf16/Tuned/" + shape).c_str(), plain_row, p)
           ->UseManualTime()->Iterations(25)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark(("gemm/bf16/Tuned/bias_gelu/" + shape).c_str(), fused_row, p)
+    benchmark::RegisterBenchmark(("gemm/bf16/Tuned/bias_gelu/" + shape).c_str(), fused_row<gemm::act::GeluTanh>, p)
+        ->UseManualTime()->Iterations(forward ? 9 : 25)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("gemm/bf16/Tuned/bias_gelu_fast/" + shape).c_str(),
+                                 fused_row<gemm::act::GeluTanhFast>, p)
         ->UseManualTime()->Iterations(forward ? 9 : 25)->Unit(benchmark::kMicrosecond);
     return p;
   };
@@ -275,18 +285,22 @@ int main(int argc, char** argv) {
     for (const gemm_bench::SpaceShape& s : gemm_bench::shape_space())
       if (s.type == "bf16" && s.cls == "forward" && s.layout == "NT") add(s.m, s.n, s.k, false)->forward = true;
   benchmark::RunSpecifiedBenchmarks();
-  // The forward shapes' summary (the rows a filter left out count as not run).
-  std::vector<double> ratios;
-  const Problem* worst = nullptr;
-  for (const Problem* p : problems)
-    if (p->forward && p->pct_cublaslt > 0) {
-      ratios.push_back(p->pct_cublaslt / 100.0);
-      if (worst == nullptr || p->pct_cublaslt < worst->pct_cublaslt) worst = p;
-    }
-  if (worst != nullptr)
-    std::printf("forward shapes, bias + GELU against cuBLASLt GELU_BIAS: %zu shapes, geometric mean %.3f, worst %.3f "
-                "(%dx%dx%d NT)\n", ratios.size(), gemm_bench::geomean(ratios), worst->pct_cublaslt / 100.0, worst->m,
-                worst->n, worst->k);
+  // The forward shapes' summary for each GELU (the rows a filter left out count as not run).
+  const auto summary = [&](const char* name, double Problem::*pct) {
+    std::vector<double> ratios;
+    const Problem* worst = nullptr;
+    for (const Problem* p : problems)
+      if (p->forward && p->*pct > 0) {
+        ratios.push_back(p->*pct / 100.0);
+        if (worst == nullptr || p->*pct < worst->*pct) worst = p;
+      }
+    if (worst != nullptr)
+      std::printf("forward shapes, bias + GELU (%s) against cuBLASLt GELU_BIAS: %zu shapes, geometric mean %.3f, "
+                  "worst %.3f (%dx%dx%d NT)\n", name, ratios.size(), gemm_bench::geomean(ratios), worst->*pct / 100.0,
+                  worst->m, worst->n, worst->k);
+  };
+  summary("act::GeluTanh", &Problem::pct_cublaslt);
+  summary("act::GeluTanhFast", &Problem::pct_cublaslt_fast);
   benchmark::Shutdown();
   return 0;
 }

@@ -79,6 +79,26 @@ struct GeluTanh {
   }
 };
 
+// The same tanh approximation of GELU through the hardware's tanh (ptx::tanh_approx), for 16-bit
+// outputs: 0.5 v + 0.5 v tanh(u), one special-function instruction per element instead of
+// GeluTanh's two (ex2 and a reciprocal), which set the fused epilogue's pace on a short k. Its error
+// is absolute, up to about |v| 2^-12, so small negative results lose relative accuracy: against
+// GELU in double, bf16 results of magnitude 1e-3 to 0.05 (pre-activation about -1.5 to -4) were off
+// by up to 6.3e-3 relative, GeluTanh's by 3.9-5.7e-3, and cuBLASLt's CUBLASLT_EPILOGUE_GELU by
+// this functor's amounts to every digit measured (docs/design/epilogue.md). In double (host
+// references) it computes GeluTanh's function with std::tanh.
+struct GeluTanhFast {
+  template <class S>
+  __host__ __device__ S operator()(S v) const {
+    const S u = v * (S(0.79788456080286535588) + S(0.79788456080286535588 * 0.044715) * v * v);
+    const S h = S(0.5) * v;
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<S, float>) return fmaf(h, ptx::tanh_approx(u), h);
+#endif
+    return h + h * std::tanh(u);
+  }
+};
+
 // v / (1 + e^-v) (also called swish).
 struct SiLU {
   template <class S>

@@ -19,9 +19,9 @@
 //   gemm::Epilogue<__nv_bfloat16, gemm::act::GeluTanh> epi{D, ldd, bias, gemm::BiasKind::PerColumn};
 //   gemm::gemm<__nv_bfloat16>(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, epi, stream);
 //
-// Activations gemm::act::Identity, ReLU, GeluErf, GeluTanh, SiLU, Clamp{lo, hi}, or a caller's functor
-// of (value) or (value, row, col); bias per row or per column of D, float or D's type, in the
-// caller's frame (a column-major call's PerRow bias has m values, one per row of its D).
+// Activations gemm::act::Identity, ReLU, GeluErf, GeluTanh, GeluTanhFast, SiLU, Clamp{lo, hi}, or a
+// caller's functor of (value) or (value, row, col); bias per row or per column of D, float or D's
+// type, in the caller's frame (a column-major call's PerRow bias has m values, one per row of its D).
 //
 // The three have batched forms, `batch` products of the same sizes, ops and scalars in one call:
 //

@@ -54,6 +54,9 @@ TEST_CASE("fused epilogue: Hopper presets (register and TMA-store epilogues)", "
   run_fused<PingPong, __nv_bfloat16, __nv_bfloat16, act::GeluErf>(
       {Case{1500, 2900, 300, -0.5, 0.0, 0, 0, 0, 0, 0, 0, true}, BiasKind::PerRow});
   run_fused<PingPong, __half, __half, act::SiLU>({Case{1037, 1541, 130, 1.0, 0.5}, BiasKind::PerColumn, true});
+  // The GELU through the hardware's tanh, within its stated absolute error (kActAbsolute).
+  run_fused<PingPong, __nv_bfloat16, __nv_bfloat16, act::GeluTanhFast>(
+      {Case{2100, 2104, 200, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, BiasKind::PerColumn, false, true});
 }
 
 TEST_CASE("fused epilogue: a CUDA graph of a fused call replays correctly", "[gpu][epilogue]") {

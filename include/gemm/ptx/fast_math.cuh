@@ -14,4 +14,17 @@ __device__ __forceinline__ float exp2_approx(float x) {
   return y;
 }
 
+// tanh.approx.f32 (sm_75 and newer): tanh(x), one special-function instruction, with a maximum
+// relative error of about 2^-11 (PTX ISA): an absolute error up to about 2^-11 near +-1. Older
+// architectures take tanhf.
+__device__ __forceinline__ float tanh_approx(float x) {
+#if __CUDA_ARCH__ >= 750
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return tanhf(x);
+#endif
+}
+
 }  // namespace gemm::ptx
