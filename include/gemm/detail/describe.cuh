@@ -17,4 +17,17 @@ std::string templated(const char* name, Ints... values) {
   return std::string(name) + "<" + join_ints(values...) + ">";
 }
 
+// A part with defaulted trailing parameters, as a user would write it: name<values...> without the
+// trailing values that equal their defaults (defaults[i] for values[i]; a parameter without one,
+// kNoDefault, is always shown).
+inline constexpr int kNoDefault = -2147483647 - 1;
+template <int N>
+std::string templated_with_defaults(const char* name, const int (&values)[N], const int (&defaults)[N]) {
+  int shown = N;
+  while (shown > 0 && defaults[shown - 1] != kNoDefault && values[shown - 1] == defaults[shown - 1]) --shown;
+  std::string s = std::string(name) + "<";
+  for (int i = 0; i < shown; ++i) s += (i ? "," : "") + std::to_string(values[i]);
+  return s + ">";
+}
+
 }  // namespace gemm::detail

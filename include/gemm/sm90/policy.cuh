@@ -183,13 +183,10 @@ struct HopperSplitK {
   static constexpr int kMinBlocks = MinBlocks;
   static_assert(SeparateFrom >= 2, "HopperSplitK: SeparateFrom counts slices (2: every split call's fixup separate).");
   static std::string describe() {
-    if constexpr (SeparateFrom != 4)
-      return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks,
-                               SeparateFrom);
-    if constexpr (HalfMinBlocks > 0)
-      return detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks);
-    return TailMinBlocks > 0 ? detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks, TailMinBlocks)
-                             : detail::templated("HopperSplitK", MaxSlices, FillDen, MinBlocks);
+    constexpr int d = detail::kNoDefault;
+    return detail::templated_with_defaults("HopperSplitK",
+                                           {MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks, SeparateFrom},
+                                           {d, d, d, 0, 0, 4});
   }
 
   // A slice's cost beyond its k blocks, in k blocks: its pipeline's fill and the partial tile's
