@@ -142,8 +142,6 @@ struct NonDeduced {
 // (Its split form, below, is the identity too: no bias, no activation.)
 struct NoEpilogue {
   static constexpr bool kActive = false;
-  using BiasType = float;
-  __host__ __device__ __forceinline__ const float* column_bias_vector() const { return nullptr; }
   template <class S>
   __host__ __device__ __forceinline__ S operator()(S v, int, int) const { return v; }
   template <class S>

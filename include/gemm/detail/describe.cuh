@@ -1,5 +1,6 @@
 #pragma once
 // Helpers to print a part's parameters: "TileShape<128,128,8,8,8>".
+#include <limits>
 #include <string>
 
 namespace gemm::detail {
@@ -20,7 +21,7 @@ std::string templated(const char* name, Ints... values) {
 // A part with defaulted trailing parameters, as a user would write it: name<values...> without the
 // trailing values that equal their defaults (defaults[i] for values[i]; a parameter without one,
 // kNoDefault, is always shown).
-inline constexpr int kNoDefault = -2147483647 - 1;
+inline constexpr int kNoDefault = std::numeric_limits<int>::min();
 template <int N>
 std::string templated_with_defaults(const char* name, const int (&values)[N], const int (&defaults)[N]) {
   int shown = N;

@@ -126,8 +126,8 @@ struct ColumnBias<BN, Args, true> {
     } else {
 #pragma unroll
       for (int g = 0; g < BN / 8; ++g) {
-        v[g].x = __ldg(p + min(c + 8 * g, args.n - 1));
-        v[g].y = __ldg(p + min(c + 8 * g + 1, args.n - 1));
+        v[g].x = detail::load_bias(p + min(c + 8 * g, args.n - 1));
+        v[g].y = detail::load_bias(p + min(c + 8 * g + 1, args.n - 1));
       }
     }
   }
