@@ -45,6 +45,7 @@
 #include "epilogue.cuh"
 #include "grouped_args.cuh"
 #include "kernel/scale_kernel.cuh"
+#include "ptx/grid_dependency.cuh"
 #include "scales.cuh"
 #include "status.cuh"
 #include "tuned.cuh"
@@ -88,6 +89,7 @@ inline Status grouped_error_flag(int device, unsigned*& flag) {
 // writes zeros (C is not read), beta == 1 writes nothing.
 template <class Args>
 __global__ void grouped_scale_c_kernel(const Args args) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   using Out = typename Args::Output;
   const long long gb = batch_index();
   if (gb >= args.batch) return;

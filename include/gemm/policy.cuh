@@ -155,7 +155,7 @@ struct FewRowsPolicy {
       const int chunk = detail::few_rows_chunk(R, detail::ceil_div(args.k, slices), sizeof(S));
       const int smem = std::max(R * chunk, (Warps + R) * detail::kFewRowsCols) * static_cast<int>(sizeof(S));
       return detail::launch_kernel_in_clusters<&detail::few_rows_kernel<Args, R, Warps, Loads>>(
-          false, slices, detail::Grid(spans * slices, args.batch), 32 * Warps, smem, stream, dev, args, chunk, slices);
+          slices, detail::Grid(spans * slices, args.batch), 32 * Warps, smem, stream, dev, args, chunk, slices);
     });
   }
 
@@ -219,8 +219,8 @@ struct DotRowsPolicy {
       if (const Status s = k_slices<kKernel>(spans, args.k, dev, slices); s != Status::Success) return s;
       const int block_k = static_cast<int>(detail::ceil_div(args.k, slices));
       const int chunk = detail::dot_rows_chunk(R, block_k);
-      return detail::launch_kernel_in_clusters<kKernel>(false, slices, detail::Grid(spans * slices, args.batch),
-                                                        32 * Warps, detail::dot_rows_smem_bytes(R, kBlockCols, block_k, chunk),
+      return detail::launch_kernel_in_clusters<kKernel>(slices, detail::Grid(spans * slices, args.batch), 32 * Warps,
+                                                        detail::dot_rows_smem_bytes(R, kBlockCols, block_k, chunk),
                                                         stream, dev, args, chunk, slices);
     });
   }

@@ -5,6 +5,7 @@
 // code has sm_90a's features (wgmma, TMA, setmaxnreg), which code built for plain sm_90 lacks.
 #include <atomic>
 #include <cuda_runtime.h>
+#include "../ptx/grid_dependency.cuh"
 #include "launch.cuh"
 
 namespace gemm::detail {
@@ -14,6 +15,7 @@ namespace gemm::detail {
 template <int = 0>
 __global__ void image_probe_kernel(int* sink) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  ptx::wait_for_prior_grid();  // (never launched; every kernel of the library waits, tools/check_kernels.py)
   __shared__ int marker[8];
   marker[threadIdx.x % 8] = static_cast<int>(threadIdx.x);
   __syncwarp();

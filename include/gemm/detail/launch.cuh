@@ -4,6 +4,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <type_traits>
 #include <cuda_runtime.h>
@@ -17,6 +18,20 @@ namespace detail {
 inline std::atomic<unsigned long long>& launch_counter() {
   static std::atomic<unsigned long long> count{0};
   return count;
+}
+}  // namespace detail
+
+namespace detail {
+// Whether the library's kernels are launched with programmatic dependent launch (sm_90; see
+// launch_kernel_in_clusters): on, unless the environment holds GEMM_DEPENDENT_LAUNCH=0 when the
+// first call is made (to time each kernel without overlap, or to rule the overlap out when chasing a
+// problem).
+inline std::atomic<bool>& dependent_launch_switch() {
+  static std::atomic<bool> on{[] {
+    const char* v = std::getenv("GEMM_DEPENDENT_LAUNCH");
+    return !(v != nullptr && v[0] == '0');
+  }()};
+  return on;
 }
 }  // namespace detail
 
@@ -301,19 +316,21 @@ struct Grid {
 };
 
 // Launches Kernel(params...) and counts the launch; every kernel of the library goes through here.
-// dependent: with programmatic dependent launch, Kernel's blocks may start (barriers, registers)
-// while the kernel before it in the stream finishes; Kernel then waits for that kernel
-// (ptx::wait_for_prior_grid) before it reads what it wrote.
+// On sm_90 with programmatic dependent launch (unless dependent_launch_switch() is off): Kernel's
+// blocks may start (shared memory, barriers, registers) on the SMs the stream's previous kernel has
+// left while it finishes, so every kernel of the library first waits for it
+// (ptx::wait_for_prior_grid, before its first global access; tools/check_kernels.py checks that).
 // cluster > 1 (sm_90): the grid's x in thread block clusters of that many blocks (it divides
 // grid.blocks), for kernels whose blocks read each other's shared memory.
 template <auto Kernel, class... Params>
-Status launch_kernel_in_clusters(bool dependent, int cluster, Grid grid, int threads, int smem_bytes,
-                                 cudaStream_t stream, const DeviceInfo& dev, const Params&... params) {
+Status launch_kernel_in_clusters(int cluster, Grid grid, int threads, int smem_bytes, cudaStream_t stream,
+                                 const DeviceInfo& dev, const Params&... params) {
   if (grid.blocks > INT_MAX) return Status::InvalidSize;  // more tiles than one grid can hold
   if (grid.blocks == 0 || grid.batch == 0) return Status::Success;
   const Status prepared = prepare_kernel<Kernel>(smem_bytes, dev);
   if (prepared != Status::Success) return prepared;
   launch_counter().fetch_add(1, std::memory_order_relaxed);
+  const bool dependent = dev.arch >= 90 && dependent_launch_switch().load(std::memory_order_relaxed);
   cudaError_t err;
   if (!dependent && cluster == 1) {
     Kernel<<<grid.dims(), threads, smem_bytes, stream>>>(params...);
@@ -340,19 +357,9 @@ Status launch_kernel_in_clusters(bool dependent, int cluster, Grid grid, int thr
   return Status::Success;
 }
 template <auto Kernel, class... Params>
-Status launch_kernel_as(bool dependent, Grid grid, int threads, int smem_bytes, cudaStream_t stream,
-                        const DeviceInfo& dev, const Params&... params) {
-  return launch_kernel_in_clusters<Kernel>(dependent, 1, grid, threads, smem_bytes, stream, dev, params...);
-}
-template <auto Kernel, class... Params>
 Status launch_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
                      const Params&... params) {
-  return launch_kernel_as<Kernel>(false, grid, threads, smem_bytes, stream, dev, params...);
-}
-template <auto Kernel, class... Params>
-Status launch_dependent_kernel(Grid grid, int threads, int smem_bytes, cudaStream_t stream, const DeviceInfo& dev,
-                               const Params&... params) {
-  return launch_kernel_as<Kernel>(true, grid, threads, smem_bytes, stream, dev, params...);
+  return launch_kernel_in_clusters<Kernel>(1, grid, threads, smem_bytes, stream, dev, params...);
 }
 
 // The layouts of A and B as compile-time constants, for kernels specialised per layout.

@@ -4,6 +4,7 @@
 // place onto rank q beside the next step's multiply (ncclReduce, not ncclReduceScatter: that needs
 // equal counts, which uneven row blocks do not have); add_partial_kernel then gives the owner's C.
 #include <algorithm>
+#include "../ptx/grid_dependency.cuh"
 #include "shard_plan.cuh"
 
 namespace gemm::distributed::detail {
@@ -13,6 +14,7 @@ namespace gemm::distributed::detail {
 template <class P, class Out, class S>
 __global__ void add_partial_kernel(int rows, int cols, const P* __restrict__ partial, long long ldp, S beta,
                                    Out* __restrict__ C, long long ldc) {
+  ::gemm::ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   for (int i = blockIdx.x; i < rows; i += gridDim.x) {
     const P* p = partial + i * ldp;
     Out* c = C + i * ldc;

@@ -4,12 +4,14 @@
 // last, so C is rounded to its type once, as in a single multiply.
 #include <cuda_runtime.h>
 #include "../detail/launch.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "../types.cuh"
 
 namespace gemm::host::detail {
 
 template <class From, class To>
 __global__ void convert_tile_kernel(const From* src, int lds, To* dst, int ldd, int rows, int cols) {
+  ::gemm::ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   const long long total = static_cast<long long>(rows) * cols;
   for (long long idx = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; idx < total;
        idx += static_cast<long long>(gridDim.x) * blockDim.x) {

@@ -5,6 +5,7 @@
 #include "../args.cuh"
 #include "../epilogue.cuh"
 #include "../detail/batch.cuh"
+#include "../ptx/grid_dependency.cuh"
 
 namespace gemm {
 
@@ -34,6 +35,7 @@ namespace detail {
 // simply walks its other stride.
 template <class Args, class Mapping>
 __global__ void __launch_bounds__(1024) direct_gemm_kernel(const Args params) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (beyond_batch(params)) return;
   decltype(auto) args = block_entry(params);
   using S = typename Args::Scalar;

@@ -24,6 +24,7 @@
 #include "../mma/epilogue.cuh"
 #include "../ptx/cluster.cuh"
 #include "../ptx/cp_async.cuh"
+#include "../ptx/grid_dependency.cuh"
 
 namespace gemm::detail {
 
@@ -83,6 +84,7 @@ __device__ __forceinline__ float4 dot_rows_load(const float* row, int p, int end
 
 template <class Args, int kRows, int kWarps, int kLoads>
 __global__ void __launch_bounds__(32 * kWarps) dot_rows_kernel(const Args params, int chunk, int slices) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (beyond_batch(params)) return;
   decltype(auto) args = block_entry(params);
   constexpr int kCols = kDotRowsColsPerWarp, kBlockCols = kWarps * kCols, kThreads = 32 * kWarps;

@@ -25,6 +25,7 @@
 #include "../detail/batch.cuh"
 #include "../mma/epilogue.cuh"
 #include "../ptx/cluster.cuh"
+#include "../ptx/grid_dependency.cuh"
 
 namespace gemm::detail {
 
@@ -41,6 +42,7 @@ inline int few_rows_chunk(int rows, int k, int scalar_bytes) {
 
 template <class Args, int kRows, int kWarps, int kLoads>
 __global__ void __launch_bounds__(32 * kWarps) few_rows_kernel(const Args params, int chunk, int slices) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (beyond_batch(params)) return;
   decltype(auto) args = block_entry(params);
   using S = typename Args::Scalar;

@@ -6,6 +6,7 @@
 // clamped and flagged through GroupedArgs' own checks (grouped_args.cuh), as every kernel sees them.
 #include "../detail/launch.cuh"
 #include "../grouped_args.cuh"
+#include "../ptx/grid_dependency.cuh"
 
 namespace gemm::detail {
 
@@ -16,6 +17,7 @@ inline constexpr int kGroupUnitsThreads = 1024;
 template <class Args>
 __global__ void __launch_bounds__(kGroupUnitsThreads)
     group_units_kernel(const Args args, int tile_rows, int tiles_n, int* units) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (threadIdx.x == 0 && args.claims != nullptr) *args.claims = 0;
   __shared__ int sums[kGroupUnitsThreads];
   const int groups = static_cast<int>(args.batch);

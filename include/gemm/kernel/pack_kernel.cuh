@@ -12,6 +12,7 @@
 #include "../detail/batch.cuh"
 #include <algorithm>
 #include "../detail/launch.cuh"
+#include "../ptx/grid_dependency.cuh"
 
 namespace gemm::detail {
 
@@ -75,6 +76,7 @@ __device__ __forceinline__ void copy_row_part(const T* s, T* d, int c0, int cols
 // (the short rows' blocks past x = 0 have nothing to do).
 template <class T>
 __global__ void __launch_bounds__(kCopyThreads) copy_rows_kernel(const RowCopies<T> copies) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   long long w = batch_index();
   const long long first_units = copy_units(copies.first);
   const bool in_first = w < first_units;

@@ -9,6 +9,7 @@
 #include "../detail/batch.cuh"
 #include "../detail/launch.cuh"
 #include "../epilogue.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "../scales.cuh"
 
 namespace gemm::detail {
@@ -53,6 +54,7 @@ __device__ __forceinline__ void scale_element(Out* c, S beta, const Epilogue& ep
 
 template <class Args>
 __global__ void scale_c_kernel(const Args params) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (beyond_batch(params)) return;
   decltype(auto) args = block_entry(params);
   const long long total = static_cast<long long>(args.m) * args.n;
@@ -70,6 +72,7 @@ __global__ void scale_c_kernel(const Args params) {
 // before the blocks that share those tiles add into them (and after, to finish a fused epilogue).
 template <class Args, class Cfg>
 __global__ void scale_tiles_kernel(const Args params, const int first_tile) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (beyond_batch(params)) return;
   decltype(auto) args = block_entry(params);
   using Shape = typename Cfg::Shape;

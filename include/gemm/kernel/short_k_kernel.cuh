@@ -9,11 +9,13 @@
 #include "../args.cuh"
 #include "../detail/batch.cuh"
 #include "../mma/epilogue.cuh"
+#include "../ptx/grid_dependency.cuh"
 
 namespace gemm::detail {
 
 template <class Args, int kMaxK, int kRows, int kThreads>
 __global__ void __launch_bounds__(kThreads) short_k_kernel(const Args params) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (beyond_batch(params)) return;
   decltype(auto) args = block_entry(params);
   using S = typename Args::Scalar;

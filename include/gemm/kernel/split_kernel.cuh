@@ -10,6 +10,7 @@
 //          a_lo b_hi_finite + a_hi_finite b_lo, both cross terms at once.
 #include "../detail/launch.cuh"
 #include "../detail/tf32_split.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "shared_tile.cuh"
 
 namespace gemm::detail {
@@ -21,6 +22,7 @@ template <bool kTranspose>
 __global__ void __launch_bounds__(kSharedTileThreads)
     split_tf32_kernel(const float* src, int ld_src, int rows, int cols, float* hi_out, float* cross_out, int ld,
                       bool lo_first) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   __shared__ SharedTile<float> tile;
   const SharedTilePlace at = stage_shared_tile(tile, src, ld_src, rows, cols);
   const int r0 = at.r0, c0 = at.c0, tx = at.tx, ty = at.ty;

@@ -9,6 +9,7 @@
 #include "../parts/k_split.cuh"
 #include "../parts/loader.cuh"
 #include "../parts/targets.cuh"
+#include "../ptx/grid_dependency.cuh"
 
 namespace gemm::detail {
 
@@ -215,6 +216,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) tiled_gemm_kernel(const Args pa
   if constexpr (!compiled_here<typename Cfg::Targets>()) {
     __trap();  // unreachable: the host launches this only where runs_here<Targets> (parts/targets.cuh)
   } else {
+    ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
     if (beyond_batch(params)) return;
     decltype(auto) args = block_entry(params);
     extern __shared__ __align__(16) unsigned char smem_bytes[];

@@ -4,6 +4,7 @@
 // Used to give the tensor cores a k-contiguous copy of an operand they cannot read otherwise
 // (TF32 wgmma reads only K-major operands).
 #include "../detail/launch.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "shared_tile.cuh"
 
 namespace gemm::detail {
@@ -11,6 +12,7 @@ namespace gemm::detail {
 template <class T>
 __global__ void __launch_bounds__(kSharedTileThreads) transpose_kernel(const T* src, int ld_src, int rows, int cols,
                                                                         T* dst, int ld_dst) {
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   __shared__ SharedTile<T> tile;
   const SharedTilePlace at = stage_shared_tile(tile, src, ld_src, rows, cols);
 #pragma unroll

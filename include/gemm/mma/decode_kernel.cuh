@@ -34,6 +34,7 @@
 #include <type_traits>
 #include "../detail/slice_sums.cuh"
 #include "../epilogue.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "../ptx/ld_global.cuh"
 #include "../ptx/mma.cuh"
 #include "../types.cuh"
@@ -175,6 +176,7 @@ template <class Args, class Tile, int kTokenTiles, DecodeTokens kTokenSide = Dec
           int kPieceBytes = 16>
 __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args, const DecodeSplit split) {
   static_assert(kPieceBytes == 16 || kPieceBytes == 8, "decode_kernel: pieces load as 16 or 2 x 8 bytes.");
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   using In = typename Args::Element;
   constexpr int RG = Tile::kRowGroups, WR = Tile::kWarpsAlongRows;
   constexpr int MT = kTokenTiles;

@@ -13,6 +13,7 @@
 #include "../detail/launch.cuh"
 #include "../parts/targets.cuh"
 #include "../ptx/cp_async.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "tile_copy.cuh"
 
 namespace gemm::mma {
@@ -126,6 +127,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) mma_gemm_kernel(const Args para
   if constexpr (!detail::compiled_here<typename Cfg::Targets>()) {
     __trap();  // unreachable: the host launches this only where runs_here<Targets> (parts/targets.cuh)
   } else {
+    ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
     if (detail::beyond_batch(params)) return;
     const Args args = detail::block_entry(params);  // a copy: here a reference to the parameters changed the code
     // Dynamic shared memory is only guaranteed 16-byte alignment; wmma's pointers need 32 bytes, so the

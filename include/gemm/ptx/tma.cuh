@@ -128,15 +128,6 @@ __device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) 
 #endif
 }
 
-// Programmatic dependent launch (sm_90): a kernel launched with it may start while the kernel
-// before it in the stream runs; wait_for_prior_grid blocks until that kernel has finished and its
-// writes are visible (a no-op without it).
-__device__ __forceinline__ void wait_for_prior_grid() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // Orders this thread's ordinary shared-memory accesses before later async-proxy (TMA, wgmma) ones.
 __device__ __forceinline__ void fence_proxy_async() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

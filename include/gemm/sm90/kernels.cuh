@@ -42,6 +42,7 @@
 #include <cuda.h>
 #include <type_traits>
 #include "../detail/batch.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
@@ -65,6 +66,7 @@ __global__ void __launch_bounds__(128, 1)
                 "Pointer arrays run on the warp-specialised kernel, whose producer warpgroup loads the entries "
                 "TMA cannot read.");
   constexpr int kRank = Args::kBatching != Batch::None ? 3 : 2;
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   if (detail::beyond_batch(params)) return;
   decltype(auto) args = detail::block_entry(params);
   const int b = static_cast<int>(detail::block_batch<Args>());
@@ -220,20 +222,17 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
                 "Promoted accumulation (3xTF32, FP8) keeps three sets of accumulators: each math warpgroup owns at "
                 "most 64 x 128 of the tile (BlockTile<128, 128> with two consumers, or <64, 128> with one).");
   constexpr bool kBatched = Args::kBatching != Batch::None;
-  constexpr bool kPointers = Args::kBatching == Batch::Pointers;
   if (!kPersistent && detail::beyond_batch(params)) return;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
   static_assert(!detail::is_grouped<Args> || kPersistent, "Grouped calls run on the persistent schedule.");
-  const SchedulerFor<Args, Raster, kPersistent, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK,
-                                                                split_k.splits, split_k.whole, st.unit_queue());
   constexpr bool kFactors = kPromote && !kFixedScales && detail::has_scales<Args> && Shape::kFactorSlots > 0;
   // (Claimed units, grouped calls: every math thread and the factor warp read each from the queue.)
   init_stages(st, &map_a, &map_b, Shape::kConsumers,
               detail::is_grouped<Args> ? 128 * Shape::kConsumers + (kFactors ? 32 : 0) : 0);
-  // Launched with programmatic dependent launch (pointer arrays), the set-up above may overlap the
-  // stream's previous kernel; the pointer arrays (and C) are touched only once that kernel is done.
-  if constexpr (kPointers) ptx::wait_for_prior_grid();
+  ptx::wait_for_prior_grid();  // (the set-up above may overlap the stream's previous kernel)
+  const SchedulerFor<Args, Raster, kPersistent, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK,
+                                                                split_k.splits, split_k.whole, st.unit_queue());
 
   if (producer_done<kFactors>(st, sched, params, &map_a, &map_b)) return;
   const int consumer = threadIdx.x / 128 - 1;
@@ -313,12 +312,11 @@ __global__ void __launch_bounds__(128 * 3, 1)
   static_assert(Shape::kPingPong && Shape::kConsumers == 2, "pingpong_kernel: two consumers taking whole tiles.");
   static_assert(!detail::is_grouped<Args>, "Grouped calls run on the cooperative schedule.");
   constexpr bool kBatched = Args::kBatching != Batch::None;
-  constexpr bool kPointers = Args::kBatching == Batch::Pointers;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Stages<Shape> st(smem_raw);
-  const TileScheduler<Raster, true, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK, 1);
   init_stages(st, &map_a, &map_b, 1);
-  if constexpr (kPointers) ptx::wait_for_prior_grid();
+  ptx::wait_for_prior_grid();  // (the set-up above may overlap the stream's previous kernel)
+  const TileScheduler<Raster, true, kBatched> sched(params, Shape::BM, Shape::BN, Shape::BK, 1);
 
   if (producer_done(st, sched, params, &map_a, &map_b)) return;
   const int consumer = threadIdx.x / 128 - 1;

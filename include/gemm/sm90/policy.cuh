@@ -729,7 +729,7 @@ struct HopperPolicy {
   template <class S, class Args>
   static Status launch_fixup(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream,
                              const sm90::SplitKWork& split_k, long long tiles) {
-    return detail::launch_dependent_kernel<&sm90::split_k_fixup_kernel<Args, S, Raster>>(
+    return detail::launch_kernel<&sm90::split_k_fixup_kernel<Args, S, Raster>>(
         detail::Grid(tiles * sm90::SplitKPartials<S>::kChunks), 128 * S::kConsumers, 0, stream, dev, args, split_k);
   }
 
@@ -850,8 +850,7 @@ struct HopperPolicy {
   }
 
   // A pointer array (warp-specialised schedules): one address map per operand for the entries'
-  // shape, the kernel placing each entry by its pointers (tensor_map.cuh). Launched with
-  // programmatic dependent launch: its set-up overlaps the end of the stream's previous kernel.
+  // shape, the kernel placing each entry by its pointers (tensor_map.cuh).
   template <class S, auto kKernel, class Args>
   static Status launch_pointers(const Args& args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     using Out = typename Args::Output;
@@ -866,9 +865,8 @@ struct HopperPolicy {
           s != Status::Success)
         return s;
     }
-    return detail::launch_dependent_kernel<kKernel>(grid_of<S>(args, dev), 128 * (S::kConsumers + 1), S::kSmemBytes,
-                                                    stream, dev, map_a, map_b, map_c, args, c_store,
-                                                    sm90::SplitKWork{});
+    return detail::launch_kernel<kKernel>(grid_of<S>(args, dev), 128 * (S::kConsumers + 1), S::kSmemBytes, stream, dev,
+                                          map_a, map_b, map_c, args, c_store, sm90::SplitKWork{});
   }
 };
 

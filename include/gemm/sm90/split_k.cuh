@@ -22,6 +22,7 @@
 // call either.
 #include <cstdint>
 #include "../detail/slice_sums.cuh"
+#include "../ptx/grid_dependency.cuh"
 #include "../ptx/mbarrier.cuh"
 #include "../ptx/tma.cuh"
 #include "barriers.cuh"
@@ -125,7 +126,7 @@ __global__ void __launch_bounds__(128 * Shape::kConsumers)
     split_k_fixup_kernel(const Args params, const SplitKWork sk) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using P = SplitKPartials<Shape>;
-  ptx::wait_for_prior_grid();
+  ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   const int tiles_m = (params.m + Shape::BM - 1) / Shape::BM, tiles_n = (params.n + Shape::BN - 1) / Shape::BN;
   const int slot = static_cast<int>(blockIdx.x) / P::kChunks, q = static_cast<int>(blockIdx.x) % P::kChunks;
   int tile_m, tile_n;
