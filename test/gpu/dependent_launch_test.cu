@@ -75,8 +75,8 @@ TEST_CASE("a call waits for a previous kernel that lets it start early", "[gpu][
   if (!gemm_test::hopper_runs_here()) return;
   using gemm::Op;
   // Shapes that reach different kernels (the plan's composition is printed with each): the decode
-  // kernel, turned 64x16 tiles, 64x128 tiles, k split with the fixup kernel, misaligned rows copied
-  // first, a short k on CUDA cores, the ping-pong kernel, whole 128x256 tiles.
+  // kernel, turned 64x16 and 64x64 tiles, k split in a workspace of partial tiles, misaligned rows
+  // copied first, a short k on CUDA cores, the ping-pong kernel, whole 128x128 tiles (H100/H200).
   const Shape shapes[] = {{1, 24576, 1536, Op::N, Op::T}, {16, 4096, 4096, Op::N, Op::T},
                           {64, 8192, 1024, Op::N, Op::T}, {384, 384, 16384, Op::T, Op::N},
                           {1000, 1000, 999, Op::N, Op::N}, {5, 300, 13, Op::N, Op::N},
