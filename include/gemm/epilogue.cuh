@@ -66,6 +66,10 @@ struct GeluErf {
   __host__ __device__ S operator()(S v) const { return S(0.5) * v * (S(1) + erf(v * S(0.70710678118654752440))); }
 };
 
+// The tanh approximation of GELU's argument: u = kGeluTanhScale (v + kGeluTanhCubic v^3).
+inline constexpr double kGeluTanhScale = 0.79788456080286535588;  // sqrt(2 / pi)
+inline constexpr double kGeluTanhCubic = 0.044715;
+
 // 0.5 v (1 + tanh(u)), u = sqrt(2 / pi) (v + 0.044715 v^3): the tanh approximation of GELU (what
 // cuBLASLt's CUBLASLT_EPILOGUE_GELU computes). Evaluated as v / (1 + 2^(-2 u log2(e))), the same
 // function: one exponential and one division instead of tanh's longer sequence, and the constants
@@ -73,8 +77,8 @@ struct GeluErf {
 struct GeluTanh {
   template <class S>
   __host__ __device__ S operator()(S v) const {
-    constexpr double k0 = -2 * 0.79788456080286535588 * 1.44269504088896340736;  // -2 sqrt(2 / pi) log2(e)
-    constexpr double k1 = k0 * 0.044715;
+    constexpr double k0 = -2 * kGeluTanhScale * 1.44269504088896340736;  // -2 sqrt(2 / pi) log2(e)
+    constexpr double k1 = k0 * kGeluTanhCubic;
     return fast::divide(v, S(1) + fast::exp2(v * (S(k0) + S(k1) * v * v)));
   }
 };
@@ -90,7 +94,7 @@ struct GeluTanh {
 struct GeluTanhFast {
   template <class S>
   __host__ __device__ S operator()(S v) const {
-    const S u = v * (S(0.79788456080286535588) + S(0.79788456080286535588 * 0.044715) * v * v);
+    const S u = v * (S(kGeluTanhScale) + S(kGeluTanhScale * kGeluTanhCubic) * v * v);
     const S h = S(0.5) * v;
 #if defined(__CUDA_ARCH__)
     if constexpr (std::is_same_v<S, float>) return fmaf(h, ptx::tanh_approx(u), h);

@@ -111,6 +111,14 @@ void upload(DeviceBuffer<T>& d, const std::vector<T>& h) {
   CUDA_REQUIRE(cudaMemcpy(d.ptr, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
 }
 
+// The first n elements at d, copied to the host.
+template <class T>
+std::vector<T> read_back(const T* d, size_t n) {
+  std::vector<T> h(n);
+  CUDA_REQUIRE(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
 // Whether the current device is an sm_90 GPU (where the Hopper kernels run).
 inline bool is_sm90() {
   int dev = 0, major = 0, minor = 0;

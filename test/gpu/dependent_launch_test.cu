@@ -10,6 +10,7 @@
 namespace {
 
 using bf16 = __nv_bfloat16;
+using gemm_test::read_back;
 
 // Lets the stream's next kernel start, waits about `ns` nanoseconds, then copies n elements.
 __global__ void early_signalling_copy(const bf16* src, bf16* dst, long long n, long long ns) {
@@ -24,8 +25,9 @@ __global__ void early_signalling_copy(const bf16* src, bf16* dst, long long n, l
     dst[i] = src[i];
 }
 
-// Launches kernel(args...) on 64 blocks of 256 threads as the library launches its kernels: with
-// programmatic dependent launch, so that it may start before the previous kernel has finished.
+// Launches kernel(args...) on 64 blocks of 256 threads with programmatic dependent launch, as a
+// caller would launch a kernel of its own beside the library's (so that it may start before the
+// previous kernel has finished).
 template <class... Params, class... Args>
 void launch_dependent(void (*kernel)(Params...), Args... args) {
   cudaLaunchAttribute attr{};
@@ -51,13 +53,6 @@ __global__ void copy_then_wait(const bf16* src, bf16* dst, long long n) {
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     dst[i] = src[i];
   gemm::ptx::wait_for_prior_grid();
-}
-
-template <class T>
-std::vector<T> read_back(const T* d, size_t n) {
-  std::vector<T> h(n);
-  CUDA_REQUIRE(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
 }
 
 bool same_bits(const std::vector<bf16>& a, const std::vector<bf16>& b) {

@@ -33,13 +33,7 @@ struct HugeSmemPolicy
 namespace {
 using semantics_policies::FuturePolicy;
 using semantics_policies::HugeSmemPolicy;
-
-template <class T>
-std::vector<T> read_back(const T* d, size_t n) {
-  std::vector<T> h(n);
-  REQUIRE(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
-  return h;
-}
+using gemm_test::read_back;
 
 }  // namespace
 
