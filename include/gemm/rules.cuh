@@ -143,12 +143,9 @@ struct DecodeRules {
   // tiled kernels (on sm_90 the 64-row wgmma tile) read the weight about as fast: H200, 9-16 tokens,
   // a geometric mean of 0.90-0.94 of cuBLAS here against 0.88-0.94 there, worst 0.69-0.73 against 0.75.
   int max_m = 8;
-  // Tokens as the columns of a row-major B (k x n, n <= max_m) are read in 2-byte pieces, which L1
-  // serves while every block finds them there: up to this many bytes of B. H200, against the wgmma
-  // tiles Tuned ran instead: 2048 x 4 x 2048 5.7 us against 17.7, 8192 x 3 x 8192 44.6 against 58.3,
-  // 28672 x 8 x 4096 (64 KB) 81.4 against 81.1, but 16384 x 8 x 16384 (256 KB) 194.1 against 156.8.
-  // (Any size where A's rows are not 16-byte aligned: the wgmma tiles would first copy A.)
-  long long max_column_token_bytes = 64 * 1024;
+  // (Tokens as the columns of a row-major B, k x n, at any size: the kernel reads a transposed copy
+  // of B, as it reads B stored transposed. Read in place, in 2-byte pieces, they were taken only up
+  // to 64 KB of B: H200, 16384 x 8 x 16384 194 us against 157 on the wgmma tiles; on the copy 132.)
 };
 
 // Strict fp32 on CUDA cores (sm_80+, cp.async).
@@ -233,8 +230,7 @@ struct TuningRules {
            detail::decimal(c.large_split_max_cover) + " of the small tiles' area, small slices from k " +
            std::to_string(c.small_split_min_k) + ", slice weights " + detail::decimal(c.large_slice_speed) + "/" +
            detail::decimal(c.latency_penalty) + "/" + detail::decimal(c.small_slice_cost) + "; decode kernel to m " +
-           std::to_string(decode.max_m) + ", tokens as B's columns to " +
-           std::to_string(decode.max_column_token_bytes / 1024) + " KB of B";
+           std::to_string(decode.max_m);
   }
 };
 

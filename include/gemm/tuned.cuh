@@ -296,8 +296,8 @@ struct Tuned : Named<Tuned> {
            "unstaged_max_k, 2 m n k <= unstaged_max_flops) {" +
            MmaMisaligned::parts() +
            "}; 16-bit on sm_80+ (Hopper included), A row-major and B transposed with rows of 8-byte multiples, at most "
-           "decode.max_m tokens (m, or else n), or n <= decode.max_m columns of a row-major B of at most "
-           "decode.max_column_token_bytes (any size where A's rows are not 16-byte aligned) {" +
+           "decode.max_m tokens (m, or else n), or n <= decode.max_m columns of a row-major B (copied transposed "
+           "first) {" +
            Decode::parts() +
            "}; before sm_80 {WarpTiled}; fp8 on sm_90 only, promoted accumulators (the tiles above whose math "
            "warpgroups own 64 x 128 or less): m <= decode_max_m {" + HopperDecode::parts() + "}, 128x128 tiles where "
@@ -380,18 +380,15 @@ struct Tuned : Named<Tuned> {
               if (!try_another(s)) return s;
             }
           } else {
-            // The tokens are B's columns (2-byte loads, which L1 serves while B is small), or A's rows
-            // are not 16-byte aligned, which the wgmma tiles would first copy whole (H200, 8561 x 4 x
-            // 10692, 86 KB of B: 122.9 us here against 204.9 on the copy).
-            if (static_cast<long long>(args.k) * args.n * sizeof(storage_t<T>) <= r.max_column_token_bytes ||
-                !detail::a_aligned(args, 16)) {
-              const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, n <= decode.max_m tokens as the columns of "
-                                                         "a row-major B of at most decode.max_column_token_bytes (or "
-                                                         "any, where A's rows are 8- but not 16-byte aligned), "
-                                                         "against A with rows of 8-byte multiples (decode): mma.sync, "
-                                                         "A's rows on its 16-row side, warps along k");
-              if (!try_another(s)) return s;
-            }
+            // The tokens are B's columns, read from a transposed copy of B (DecodePolicy), at any
+            // size: H200, against the wgmma tiles (which copy A first where its rows are not 16-byte
+            // aligned), 16384 x 8 x 16384 132 us against 185, 8561 x 4 x 10688 60 against 65,
+            // 4096 x 8 x 14336 36 against 41, 8561 x 4 x 10692 76 against 205.
+            const Status s = visit(Pick<Decode, T>{}, "16-bit, sm_80+, n <= decode.max_m tokens as the columns of a "
+                                                       "row-major B, against A with rows of 8-byte multiples (decode): "
+                                                       "B copied transposed, then mma.sync, A's rows on its 16-row "
+                                                       "side, warps along k");
+            if (!try_another(s)) return s;
           }
         }
       }

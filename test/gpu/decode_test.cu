@@ -1,11 +1,13 @@
 // The decode kernel (DecodePolicy, mma/decode_kernel.cuh): a few tokens against a K-major weight, on
 // mma.sync with the weight's rows on its 16-row side. Tokens as A's rows (B stored transposed), as
-// B's rows (stored transposed) or columns (row-major, any alignment): every count of one and two
+// B's rows (stored transposed) or columns (row-major, any alignment; run on a transposed copy of B,
+// bitwise the same as B stored transposed): every count of one and two
 // token tiles, ragged weight rows (not a multiple of 16) and k (not a multiple of a warp step, or of
 // a 16-byte piece, with padded rows), rows aligned to 16 bytes or to 8 only (pieces in two halves),
 // alpha and beta, NaN under beta = 0, fp16 and float C, the column-major entry point, a fused
 // epilogue; k shared across blocks (narrow B) bitwise the same from call to call and through a CUDA
 // graph; calls it does not serve refused before any launch; Tuned taking it for decode.
+#include <cstring>
 #include "epilogue_check.cuh"
 
 namespace {
@@ -84,6 +86,43 @@ TEST_CASE("decode kernel: the tokens in B, as rows (stored transposed) or column
   // Tuned takes it where the tokens are B's rows, too.
   gemm_test::run_case<Tuned, bf16>(nt(4096, 4, 4096, 1.0, 0.0, true));
   gemm_test::run_case<Tuned, bf16>(nt(3001, 8, 1000, 1.0, 0.5).with_ops(Op::N, Op::T, true));
+}
+
+TEST_CASE("decode kernel: the tokens as B's columns give C bitwise as B stored transposed does", "[gpu][decode]") {
+  if (!on_sm80()) {
+    WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
+    return;
+  }
+  // B's columns run on a transposed copy of B, as the same B stored transposed runs on itself: the
+  // same kernel on the same values, so the same bits. B row-major with ldb = n + 3 and one element
+  // into its allocation (no alignment at all); A's rows 16- and 8-byte aligned (k = 4096, 4100);
+  // k sliced across blocks (48 weight rows); a k of 8.
+  struct Shape {
+    int m, n, k;
+  };
+  for (const Shape& sh : {Shape{2053, 3, 4096}, Shape{777, 8, 4100}, Shape{48, 5, 16384}, Shape{1000, 1, 8}}) {
+    INFO(sh.m << " x " << sh.n << " x " << sh.k);
+    const int m = sh.m, n = sh.n, k = sh.k, ldb = n + 3;
+    std::vector<bf16> a(static_cast<size_t>(m) * k), b(static_cast<size_t>(k) * ldb + 1), bt(static_cast<size_t>(n) * k);
+    gemm_test::fill_random(a);
+    gemm_test::fill_random(b);
+    for (int kk = 0; kk < k; ++kk)
+      for (int j = 0; j < n; ++j) bt[static_cast<size_t>(j) * k + kk] = b[1 + static_cast<size_t>(kk) * ldb + j];
+    gemm_test::DeviceBuffer<bf16> da(a.size()), db(b.size()), dbt(bt.size()), c1(static_cast<size_t>(m) * n),
+        c2(c1.count);
+    gemm_test::upload(da, a);
+    gemm_test::upload(db, b);
+    gemm_test::upload(dbt, bt);
+    CUDA_REQUIRE(cudaMemset(c1.ptr, 0xff, c1.count * sizeof(bf16)));  // NaN under beta = 0
+    CUDA_REQUIRE(cudaMemset(c2.ptr, 0xff, c2.count * sizeof(bf16)));
+    REQUIRE(gemm::gemm<bf16, Decode>(Op::N, Op::N, m, n, k, 1.25f, da.ptr, k, db.ptr + 1, ldb, 0.0f, c1.ptr, n) ==
+            Status::Success);
+    REQUIRE(gemm::gemm<bf16, Decode>(Op::N, Op::T, m, n, k, 1.25f, da.ptr, k, dbt.ptr, k, 0.0f, c2.ptr, n) ==
+            Status::Success);
+    const std::vector<bf16> h1 = gemm_test::read_back(c1.ptr, c1.count), h2 = gemm_test::read_back(c2.ptr, c2.count);
+    CHECK(std::memcmp(h1.data(), h2.data(), h1.size() * sizeof(bf16)) == 0);
+    gemm_test::run_case<Decode, bf16>(Case{m, n, k, 1.25, 0.0, (8 - k % 8) % 8, 3, 0, 0, 1, 0, true});
+  }
 }
 
 TEST_CASE("decode kernel: k shared across blocks, bitwise the same from call to call and in a graph",

@@ -451,10 +451,10 @@ TEST_CASE("the default plan splits k on Hopper for decode and long k, by rounds 
   // 384 x 768 x 5120 TN: 36 tiles of 128x64 (whole: 80) against 18 of 128x128 in 5 slices
   // (16 x 1.5 + 36 = 60).
   CHECK(plan_nn<bf16>(kH100, 384, 768, 5120, Op::T, Op::N).workspace_bytes == 18ull * 5 * 128 * 128 * 4 + 256);
-  // C narrower than a tile (4096 x 8 x 8192 with B row-major: bound by reading A): 32 tiles of
-  // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (With B stored transposed, or
-  // row-major and at most decode.max_column_token_bytes, the decode kernel takes it.)
-  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 8, 8192);
+  // C narrower than a tile (4096 x 12 x 8192 with B row-major: bound by reading A): 32 tiles of
+  // 128x64, split as decode's are (a quarter of the SMs: 4 slices). (Up to decode.max_m columns the
+  // decode kernel takes it.)
+  const gemm::Plan narrow = plan_nn<bf16>(kH100, 4096, 12, 8192);
   CHECK(has(narrow.composition, "BlockTile<128,64>"));
   CHECK(has(narrow.composition, "HopperSplitK<16,4,4>"));
   CHECK(narrow.workspace_bytes >= 32ull * 4 * 128 * 64 * 4 + 256);  // (and the staging copy of B's 16-byte rows)
@@ -875,18 +875,19 @@ TEST_CASE("the default plan takes the decode kernel for a few tokens against a t
   CHECK(!has(plan_nn<bf16>(kH100, 4, 4096, 4098, Op::N, Op::T).composition, "DecodePolicy<"));  // rows of 8196 bytes
   CHECK(!has(plan_nn<float>(kH100, 4, 4096, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
   // The tokens in B's rows (n <= decode.max_m, B stored transposed) against a row-major A, and in B's
-  // columns (B row-major) while B is at most decode.max_column_token_bytes.
+  // columns (B row-major) at any size, read from a transposed copy of B: its n rows of k padded to
+  // 64 bytes are the scratch (4096 x 3 x 4096: no k slices).
   CHECK(has(plan_nn<bf16>(kH100, 4096, 8, 4096, Op::N, Op::T).composition, "DecodePolicy<"));
   CHECK(has(plan_nn<bf16>(kA100, 7705, 4, 6960, Op::N, Op::T).composition, "DecodePolicy<"));
-  const long long column_bytes = gemm::rules_for(90).decode.max_column_token_bytes;
   CHECK(has(plan_nn<bf16>(kH100, 4096, 3, 4096).composition, "DecodePolicy<"));  // 24 KB of B
-  CHECK(has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16).composition, "DecodePolicy<"));
-  CHECK(has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16).reason, "columns"));
-  CHECK(!has(plan_nn<bf16>(kH100, 28672, 8, column_bytes / 16 + 8).composition, "DecodePolicy<"));
-  CHECK(!has(plan_nn<bf16>(kH100, 16384, 8, 16384).composition, "DecodePolicy<"));   // 256 KB of B
+  CHECK(plan_nn<bf16>(kH100, 4096, 3, 4096).workspace_bytes == 3ull * 4096 * 2);
+  CHECK(plan_nn<bf16>(kH100, 4096, 3, 4100).workspace_bytes == (3ull * 4128 * 2 + 255) / 256 * 256);  // (k padded to 4128)
+  CHECK(plan_nn<bf16>(kH100, 4096, 3, 4096, Op::N, Op::T).workspace_bytes == 0);
+  CHECK(has(plan_nn<bf16>(kH100, 28672, 8, 4096).reason, "columns"));
+  CHECK(has(plan_nn<bf16>(kH100, 16384, 8, 16384).composition, "DecodePolicy<"));  // 256 KB of B
   CHECK(has(plan_nn<bf16>(kH100, 7705, 4, 6956).composition, "DecodePolicy<"));     // A's rows of 13912 bytes
   CHECK(has(plan_nn<bf16>(kH100, 8561, 4, 10692).composition, "DecodePolicy<"));    // 86 KB of B, A's rows 8 mod 16
-  CHECK(!has(plan_nn<bf16>(kH100, 8560, 4, 10696).composition, "DecodePolicy<"));   // 86 KB of B, A's rows aligned
+  CHECK(has(plan_nn<bf16>(kH100, 8560, 4, 10696).composition, "DecodePolicy<"));    // 86 KB of B, A's rows aligned
   CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4098).composition, "DecodePolicy<"));    // A's rows of 8196 bytes
   CHECK(!has(plan_nn<bf16>(kH100, 4096, 3, 4096, Op::T, Op::N).composition, "DecodePolicy<"));  // A transposed
   CHECK(!has(plan_nn<bf16>(kH100, 4096, max_m + 1, 4096, Op::N, Op::T).composition, "DecodePolicy<"));

@@ -15,7 +15,8 @@
 // weight's rows g and g + 8 and of token g; elements 0-3 of the piece feed one mma as that lane's
 // logical k {2t, 2t+1, 2t+8, 2t+9}, elements 4-7 a second one. Every load of the weight is a whole
 // 16 bytes, four lanes read a row's 64 contiguous bytes, and no lane waits for another. (Tokens stored
-// as columns, B k x n, load as eight 2-byte pieces.)
+// as the columns of B, k x n, are first copied transposed by DecodePolicy: read in place, a token's
+// piece was eight 2-byte loads, and such calls took up to 1.7 times as long.)
 //
 // A block's warps are WarpsAlongRows x warps along k: the first own different 16-row groups (and
 // read the same tokens at about the same time, which L1 then serves), the second different steps of
@@ -77,7 +78,8 @@ struct DecodeSplit {
 // weight, K-major, whose rows take mma's 16-row side.
 //   RowsOfA:    tokens are A's rows (m of them), the weight B stored n x k (op T); C[token][row].
 //   RowsOfBT:   tokens are the rows of B stored n x k (op T; n of them), the weight A (op N); C[row][token].
-//   ColumnsOfB: tokens are the columns of B stored k x n (op N), the weight A (op N); C[row][token].
+//   ColumnsOfB: tokens are the columns of B stored k x n (op N), the weight A (op N); C[row][token]:
+//               what the caller passes, run as RowsOfBT on a transposed copy of B (decode_policy.cuh).
 enum class DecodeTokens { RowsOfA, RowsOfBT, ColumnsOfB };
 
 namespace decode {
@@ -115,18 +117,6 @@ __device__ __forceinline__ uint4 load_piece(const In* row, int k0, int k) {
   return v;
 }
 
-// The 8 elements k0 .. k0 + 7 of a column stored with stride ld (a token of B stored k x n), zeros
-// past k: eight 2-byte loads, which L1 serves (the tokens are few, and every block reads them).
-template <class In>
-__device__ __forceinline__ uint4 load_strided_piece(const In* column, long long ld, int k0, int k) {
-  const std::uint16_t* src = reinterpret_cast<const std::uint16_t*>(column);
-  std::uint32_t w[4] = {0, 0, 0, 0};
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-    if (k0 + i < k) w[i / 2] |= std::uint32_t(__ldg(src + (k0 + i) * ld)) << (16 * (i % 2));
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 }  // namespace decode
 
 // One warp step's pieces for every step of a round in flight: the weight's rows and the tokens.
@@ -136,9 +126,9 @@ struct DecodePieces {
   uint4 a[Tile::kInFlight][MT];
 
   // The round whose first step is s (steps `stride` apart, none from `end` on). Tokens are K-major
-  // rows at tokens[j], or (token_ld > 0) columns of stride token_ld.
+  // rows at tokens[j].
   __device__ __forceinline__ void load(const In* const (&rows)[Tile::kRowGroups][2], const In* const (&tokens)[MT],
-                                       long long token_ld, int s, int stride, int end, int k_left) {
+                                       int s, int stride, int end, int k_left) {
 #pragma unroll
     for (int u = 0; u < Tile::kInFlight; ++u) {
       const int k0 = s + u * stride < end ? (s + u * stride) * Tile::kStepK : k_left;  // past the slice: zeros
@@ -148,8 +138,7 @@ struct DecodePieces {
         for (int h = 0; h < 2; ++h) b[u][r][h] = decode::load_piece<true, kPieceBytes>(rows[r][h], k0, k_left);
 #pragma unroll
       for (int j = 0; j < MT; ++j)
-        a[u][j] = token_ld > 0 ? decode::load_strided_piece(tokens[j], token_ld, k0, k_left)
-                               : decode::load_piece<false, kPieceBytes>(tokens[j], k0, k_left);
+        a[u][j] = decode::load_piece<false, kPieceBytes>(tokens[j], k0, k_left);
     }
   }
 
@@ -176,6 +165,8 @@ template <class Args, class Tile, int kTokenTiles, DecodeTokens kTokenSide = Dec
           int kPieceBytes = 16>
 __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args, const DecodeSplit split) {
   static_assert(kPieceBytes == 16 || kPieceBytes == 8, "decode_kernel: pieces load as 16 or 2 x 8 bytes.");
+  static_assert(kTokenSide != DecodeTokens::ColumnsOfB,
+                "decode_kernel: tokens stored as B's columns run on a transposed copy (RowsOfBT).");
   ptx::wait_for_prior_grid();  // (launched as dependent: ptx/grid_dependency.cuh)
   using In = typename Args::Element;
   constexpr int RG = Tile::kRowGroups, WR = Tile::kWarpsAlongRows;
@@ -193,7 +184,6 @@ __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args,
   const int rows = kTokensInA ? args.n : args.m, count = kTokensInA ? args.m : args.n;
   const In* token_base = kTokensInA ? args.A : args.B;
   const long long ldt = kTokensInA ? args.lda : args.ldb;
-  const long long token_ld = kTokenSide == DecodeTokens::ColumnsOfB ? ldt : 0;
 
   // This lane's rows of the weight (g and g + 8 of each group) and its tokens (g of each tile), at its
   // piece (k = 8t).
@@ -207,7 +197,7 @@ __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args,
 #pragma unroll
   for (int j = 0; j < MT; ++j) {
     const long long token = min(8 * j + g, count - 1);
-    tokens[j] = token_ld > 0 ? token_base + token + 8 * t * token_ld : token_base + token * ldt + 8 * t;
+    tokens[j] = token_base + token * ldt + 8 * t;
   }
 
   const int steps = (args.k + Tile::kStepK - 1) / Tile::kStepK;
@@ -219,13 +209,13 @@ __global__ void __launch_bounds__(Tile::kThreads) decode_kernel(const Args args,
   // Two rounds of loads in flight: the next round is issued before this one's mmas wait for theirs.
   DecodePieces<In, Tile, MT, kPieceBytes> even, odd;
   int step = first + warp_k;
-  if (step < end) even.load(w_rows, tokens, token_ld, step, warps_k, end, k_left);
+  if (step < end) even.load(w_rows, tokens, step, warps_k, end, k_left);
   while (step < end) {
-    if (step + round < end) odd.load(w_rows, tokens, token_ld, step + round, warps_k, end, k_left);
+    if (step + round < end) odd.load(w_rows, tokens, step + round, warps_k, end, k_left);
     even.multiply(acc);
     step += round;
     if (step >= end) break;
-    if (step + round < end) even.load(w_rows, tokens, token_ld, step + round, warps_k, end, k_left);
+    if (step + round < end) even.load(w_rows, tokens, step + round, warps_k, end, k_left);
     odd.multiply(acc);
     step += round;
   }
