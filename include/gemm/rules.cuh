@@ -46,6 +46,17 @@ struct HopperRules {
   int fused_pingpong_max_k = 4096;
   int pingpong_max_k = 1024;       // a plain 16-bit call: ping-pong where 128x256 tiles fill wide_tiles rounds and k
   int pingpong_min_k = 16;         // is in [pingpong_min_k, pingpong_max_k] (its epilogue under the other mainloop)
+  // ... and before the widths that balance the rounds (the cost model below), where its 128x128
+  // tiles make at least a round of the SMs and cost the least at this speed: with a short k a tile's
+  // epilogue is a large share of its time, which the ping-pong schedule hides. H200, bf16, plain
+  // calls, k = 512-768, against 128x192 tiles taking the same rounds: 2048 x 3072 x 768 NN, 8192 x 768
+  // x 768 NT, 1536 x 4096 x 768 TN 7-8% faster, 576 x 7168 x 512 TN 9%, 2732 x 2014 x 657 NT 13%, and
+  // with half a round more (12608 x 2304 x 768 NT: 14 rounds of 128x128 against 9 of 128x192) 3%;
+  // against 128x128 tiles on the cooperative kernel (512 x 7168 x 576 NN) 8%; behind where 128x192
+  // take fewer rounds (768 x 3072 x 1024 TN: 21% slower in 2 rounds against 1) and 128x96 tiles
+  // (2048 x 2304 x 768 NT: 9%). Those runs put this speed at 1.05-1.13; at 1.08 3000 x 5000 x 512 NN
+  // (8 rounds of 128x128, 5 of 128x192: a tie at 1.10) keeps 128x192, 5% faster there.
+  double speed_pingpong = 1.08;
   int decode_max_m = 128;          // 64-row tiles (and split-K) for m up to this
   int turned_max_m = 32;           // 16-bit and tf32, B stored transposed: the call turned around to this m,
   int turned_narrow_max_m = 16;    // ... on 64x16 tiles up to this (64x32 beyond); 16-bit, other layouts up to
@@ -215,7 +226,8 @@ struct TuningRules {
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +
-           ", 128x96 below every other's cost), k slices of 128x128 over 128x64 tiles at " +
+           ", ping-pong 128x128 at k " + std::to_string(h.pingpong_min_k) + " to " + std::to_string(h.pingpong_max_k) +
+           " " + detail::decimal(h.speed_pingpong) + ", 128x96 below every other's cost), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
            ", 128x128 with a split last round below " + detail::decimal(h.tail_gain) + " of the others' cost" +
            ", rows TMA cannot read on CUDA cores to k " + std::to_string(h.short_k_max_k) + " and " +

@@ -284,8 +284,9 @@ struct Tuned : Named<Tuned> {
            "}, 16-bit, m from turned_wide_min_m to turned_wide_max_m, the weight's 64-row tiles within "
            "turned_wide_tiles rounds {" + HopperTurnedWide::parts() +
            "}, with a fused epilogue where 128x256 tiles make 1 to 4 waves, 128x128 tiles balance better "
-           "or (16-bit) k <= fused_pingpong_max_k (not tf32x3), and 16-bit single products without one where "
-           "128x256 tiles fill wide_tiles rounds and k is in [pingpong_min_k, pingpong_max_k] {" +
+           "or (16-bit) k <= fused_pingpong_max_k (not tf32x3), and 16-bit single products without one with k "
+           "in [pingpong_min_k, pingpong_max_k] where 128x256 tiles fill wide_tiles rounds, or 128x128 tiles "
+           "make a round and cost the least at speed_pingpong {" +
            HopperPingPong::parts() + "}; else sm_80+ with 4-byte-aligned A, B rows: at least one tile per SM {" +
            Mma::parts() + "}, fewer {" + MmaSmall::parts() +
            "}; on sm_90 single 16-bit products with rows TMA cannot read, k <= short_k_max_k and m n <= "
@@ -681,6 +682,21 @@ struct Tuned : Named<Tuned> {
         // (Fused epilogues too: H200, bias + GELU bf16 NT, against cuBLASLt's GELU_BIAS on the four
         // forward shapes of the shape space this takes, 0.88-1.06 against 0.80-0.92 for the ping-pong
         // and 128x128 tiles before: 8192 x 576 x 7168 0.90 / 0.67, 2048 x 768 x 3072 0.99 / 0.80.)
+        // A plain 16-bit call with a short k: the ping-pong schedule's 128x128 tiles (their epilogues
+        // under the other consumer's mainloop) where they make a round of the SMs and cost the least
+        // at speed_pingpong (rules.cuh has the measurement).
+        if constexpr (is_16bit<T> && !detail::has_epilogue<Args>) {
+          const bool narrow_fills = L::b == Op::T && r.medium_tiles.reached(tiles(96), dev.sms);
+          const double narrow = narrow_fills ? cost(tiles(96), 0.75, r.speed_narrow) : HUGE_VAL;
+          const double pingpong = cost(tiles(128), 1, r.speed_pingpong);
+          if (args.k >= r.pingpong_min_k && args.k <= r.pingpong_max_k && tiles(128) >= dev.sms &&
+              pingpong < std::min({wide, balanced, medium, narrow}))
+            return visit(Pick<HopperPingPong, T>{}, "sm_90, 16-bit, k in [pingpong_min_k, pingpong_max_k]: 128x128 tiles "
+                                                    "make a round of the SMs and cost less on the ping-pong schedule "
+                                                    "than every width on the cooperative one (speed_pingpong, rounds x "
+                                                    "work / speed): persistent ping-pong wgmma kernel (one consumer's "
+                                                    "epilogue under the other's mainloop), 128x128 tiles, TMA stores");
+        }
         if constexpr (is_16bit<T> && L::b == Op::T) {
           const double narrow = cost(tiles(96), 0.75, r.speed_narrow);
           if (r.medium_tiles.reached(tiles(96), dev.sms) && narrow < std::min({wide, balanced, medium}))

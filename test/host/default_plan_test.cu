@@ -63,6 +63,20 @@ TEST_CASE("the default plan for bf16 follows the architecture, the tile count an
   CHECK(has(plan_nn<bf16>(kH100, 4096, 4096, 16).composition, "PersistentPingPong"));
   CHECK(!has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 4096, 4096, 768).composition, "PingPong"));
   CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 768).composition, "BlockTile<128,192>"));
+  // And before the widths that balance the rounds, where its 128x128 tiles make a round of the SMs
+  // and cost the least at hopper.speed_pingpong (1.08): 576 x 7168 x 512 TN is 280 of them (3
+  // rounds: 2.78) against 190 of 128x192 (2 of 1.5 times the work: 2.91); 512 x 7168 x 576, 224 (2
+  // rounds: 1.85) against 2 rounds of 128x128 on the cooperative kernel. Not where 128x192 tiles take
+  // fewer rounds (768 x 3072 x 1024 TN: 144 tiles, 2 rounds, against one of 128x192), at 3000 x 5000
+  // x 512 (8 rounds: 7.41, against 5 of 128x192: 7.28), with fewer tiles than SMs (2048 x 768 x 768:
+  // 96), or with a fused epilogue (its own rules).
+  CHECK(has(plan_nn<bf16>(kH100, 576, 7168, 512, Op::T, Op::N).composition, "PersistentPingPong"));
+  CHECK(has(plan_nn<bf16>(kH100, 576, 7168, 512, Op::T, Op::N).reason, "speed_pingpong"));
+  CHECK(has(plan_nn<bf16>(kH100, 512, 7168, 576).composition, "PersistentPingPong"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 3072, 1024, Op::T, Op::N).composition, "BlockTile<128,192>"));
+  CHECK(has(plan_nn<bf16>(kH100, 3000, 5000, 512).composition, "BlockTile<128,192>"));
+  CHECK(!has(plan_nn<bf16>(kH100, 2048, 768, 768).composition, "PingPong"));
+  CHECK(gemm::rules_for(90).hopper.speed_pingpong == 1.08);
   // 136 tiles of 128x64 would be two rounds of 132 SMs: 72 tiles of 128x128 instead.
   CHECK(has(plan_nn<bf16>(kH100, 1023, 1025, 1021).composition, "BlockTile<128,128>"));
   // Rows TMA cannot read are copied first: still the Hopper kernel. With beta == 0 an odd C is stored
@@ -531,10 +545,10 @@ TEST_CASE("the default plan splits the last round of the SMs along k on Hopper",
   // On an H100 PCIe (114 SMs) the 280 tiles make 2 rounds and 52 tiles, in 2 slices.
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
   CHECK(plan_nn<bf16>(kH100Pcie, 576, 7168, 8192, Op::T, Op::N).workspace_bytes == 52ull * 2 * 128 * 128 * 4 + 256);
-  // A short k keeps whole tiles (2048 x 2304 x 768: 128x192 with B row-major, 128x96 with B stored
-  // transposed), and large squares their wide tiles (8192^3: 31 rounds of 128x128 and 4 tiles would
-  // split, but 128x256 tiles take 8 rounds of twice the work).
-  CHECK(has(plan_nn<bf16>(kH100, 2048, 2304, 768).composition, "BlockTile<128,192>"));
+  // A short k keeps whole tiles (2048 x 2304 x 768: ping-pong 128x128 with B row-major, 128x96 with
+  // B stored transposed), and large squares their wide tiles (8192^3: 31 rounds of 128x128 and 4
+  // tiles would split, but 128x256 tiles take 8 rounds of twice the work).
+  CHECK(has(plan_nn<bf16>(kH100, 2048, 2304, 768).composition, "PersistentPingPong"));
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2304, 768, Op::N, Op::T).composition, "BlockTile<128,96>"));
   CHECK(has(plan_nn<bf16>(kH100, 8192, 8192, 8192).composition, "BlockTile<128,256>"));
   CHECK(plan_nn<bf16>(kH100, 8192, 8192, 8192).workspace_bytes == 0);
