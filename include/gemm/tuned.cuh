@@ -682,12 +682,14 @@ struct Tuned : Named<Tuned> {
         // (Fused epilogues too: H200, bias + GELU bf16 NT, against cuBLASLt's GELU_BIAS on the four
         // forward shapes of the shape space this takes, 0.88-1.06 against 0.80-0.92 for the ping-pong
         // and 128x128 tiles before: 8192 x 576 x 7168 0.90 / 0.67, 2048 x 768 x 3072 0.99 / 0.80.)
+        // (128x96 tiles: 16-bit with B stored transposed, where they fill medium_tiles rounds.)
+        const double narrow = is_16bit<T> && L::b == Op::T && r.medium_tiles.reached(tiles(96), dev.sms)
+                                  ? cost(tiles(96), 0.75, r.speed_narrow)
+                                  : HUGE_VAL;
         // A plain 16-bit call with a short k: the ping-pong schedule's 128x128 tiles (their epilogues
         // under the other consumer's mainloop) where they make a round of the SMs and cost the least
         // at speed_pingpong (rules.cuh has the measurement).
         if constexpr (is_16bit<T> && !detail::has_epilogue<Args>) {
-          const bool narrow_fills = L::b == Op::T && r.medium_tiles.reached(tiles(96), dev.sms);
-          const double narrow = narrow_fills ? cost(tiles(96), 0.75, r.speed_narrow) : HUGE_VAL;
           const double pingpong = cost(tiles(128), 1, r.speed_pingpong);
           if (args.k >= r.pingpong_min_k && args.k <= r.pingpong_max_k && tiles(128) >= dev.sms &&
               pingpong < std::min({wide, balanced, medium, narrow}))
@@ -698,8 +700,7 @@ struct Tuned : Named<Tuned> {
                                                     "epilogue under the other's mainloop), 128x128 tiles, TMA stores");
         }
         if constexpr (is_16bit<T> && L::b == Op::T) {
-          const double narrow = cost(tiles(96), 0.75, r.speed_narrow);
-          if (r.medium_tiles.reached(tiles(96), dev.sms) && narrow < std::min({wide, balanced, medium}))
+          if (narrow < std::min({wide, balanced, medium}))
             return visit(Pick<HopperNarrow, T>{}, "sm_90, 16-bit, B stored transposed: 128x96 tiles fill medium_tiles "
                                                   "rounds and balance the rounds of the SMs better than every other "
                                                   "width whole (speed_narrow, rounds x work / speed): persistent "

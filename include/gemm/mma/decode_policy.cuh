@@ -136,18 +136,19 @@ struct DecodePolicy {
   // Tokens as the columns of a row-major B (k x n) are first copied transposed (n x k, rows of
   // 64-byte multiples) into stream-ordered scratch, and the call runs as B stored transposed: the
   // kernel then loads each token's k in 16-byte pieces, as for a weight stored transposed, instead of
-  // a token's column in 2-byte ones. H200, bf16, 81 weights of 4096-14336 rows at k = 4096-10692 and
-  // 1-8 tokens, back to back: the columns read in place took 1.03-1.74 times as long as the same
-  // call with B stored transposed (8561 x 8 x 4096 42.5 us against 24.4, cuBLAS 24.7).
+  // a token's column in 2-byte ones. H200, bf16, 27 calls (weights of 4096-14336 rows, k =
+  // 4096-10692, 1-8 tokens), back to back: the columns read in place took 1.03-1.74 times as long as
+  // the same call with B stored transposed (8561 x 8 x 4096 42.5 us against 24.4, cuBLAS 24.7).
   template <class Args>
   static bool transposes_columns(const Args& args) {
     return tokens_of(args) == mma::DecodeTokens::ColumnsOfB;
   }
-  // The call as the kernel runs it (B at `bt`, transposed, where transposes_columns).
+  // The call as the kernel runs it: where transposes_columns, B stored transposed with the copy's
+  // leading dimension (the caller points B at the copy).
   template <class Args>
-  static Args as_run(const Args& args, const typename Args::Element* bt = nullptr) {
+  static Args as_run(const Args& args) {
     Args r = args;
-    if (transposes_columns(args)) r.op_b = Op::T, r.B = bt, r.ldb = transposed_ld(args);
+    if (transposes_columns(args)) r.op_b = Op::T, r.B = nullptr, r.ldb = transposed_ld(args);
     return r;
   }
   template <class Args>
@@ -163,7 +164,9 @@ struct DecodePolicy {
 
   template <class U, class Args>
   static std::size_t workspace_bytes(const Args& args, const detail::DeviceInfo& dev) {
-    return serves(args) ? transposed_bytes(args) + partial_bytes(as_run(args), layout_for(as_run(args), dev)) : 0;
+    if (!serves(args)) return 0;
+    const Args run = as_run(args);
+    return transposed_bytes(args) + partial_bytes(run, layout_for(run, dev));
   }
 
   template <class T, class Layouts, class Args>
@@ -184,7 +187,7 @@ struct DecodePolicy {
       if constexpr (reaches<Layouts, Op::N>()) {
         if (tokens_of(args) == DecodeTokens::ColumnsOfB) {
           detail::StreamWorkspace workspace(stream, dev.device);  // freed in stream order after the kernel
-          const Args run = as_run(args);
+          Args run = as_run(args);
           const std::size_t bt_bytes = transposed_bytes(args);
           char* scratch = nullptr;
           if (Status st = workspace.allocate(scratch, bt_bytes + partial_bytes(run, layout_for(run, dev)));
@@ -192,12 +195,13 @@ struct DecodePolicy {
             return st;
           using E = typename Args::Element;
           E* bt = reinterpret_cast<E*>(scratch);
+          run.B = bt;
           if (args.k > 0) {  // (a k of 0 reads no B: the kernel only scales C)
             if (Status st = detail::transpose(args.B, args.ldb, args.k, args.n, bt, run.ldb, dev, stream);
                 st != Status::Success)
               return st;
           }
-          return with_token_tiles<DecodeTokens::RowsOfBT, 1>(as_run(args, bt), dev, stream, scratch + bt_bytes);
+          return with_token_tiles<DecodeTokens::RowsOfBT, 1>(run, dev, stream, scratch + bt_bytes);
         }
       }
       return Status::UnsupportedShape;
