@@ -343,6 +343,9 @@ std::vector<Fp8Case> fp8_grid() {
       {{4096, 7168, 2048}, all},               // DeepSeek-V3's shapes, where block scales come from
       {{4096, 2112, 7168}, all},
       {{64, 8192, 8192}, all},                 // decode
+      {{1, 8192, 8192}, all},                  // decode, a few tokens (tensor and row scales: turned around)
+      {{16, 8192, 8192}, all},
+      {{32, 4096, 7168}, all},
       {{128, 7168, 2048}, all},
       {{2048, 2048, 2048}, all},
       {{4096, 4104, 4104}, {gemm::ScaleMode::Tensor}},  // rows of 4104 bytes: not 16-byte aligned

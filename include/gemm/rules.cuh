@@ -79,6 +79,17 @@ struct HopperRules {
   // worst 0.87-0.92 against 0.81-0.85).
   Rounds turned_few_above{1, 4};
   Rounds turned_few_within{1, 1};
+  // FP8 with tensor or row scales (or none), A row-major and B stored n x k, a few tokens: the call
+  // turned around on the same tiles, instead of the 64x128 decode tile whose promotion adds 64 x 128
+  // partial sums a stage for as few as one token. H200, e4m3 -> bf16, 20 weights (n 1536-28672, k
+  // 768-28672) at 1-64 tokens, tensor and row scales, L2 emptied before each call: 64x16 tiles up to
+  // turned_narrow_max_m tokens 1.25x the decode tile's speed (geometric mean) within a round of the
+  // weight's 64-row tiles, 1.08-1.10x beyond (worst 0.99), so at any count; 64x32 tiles up to
+  // turned_max_m 1.17-1.23x within fp8_turned_tiles rounds (worst 1.09), level beyond; 64x64 tiles
+  // from turned_wide_min_m to turned_wide_max_m 1.14x within fp8_turned_wide_tiles rounds (worst
+  // 0.95), 1.02x from half a round to one (worst 0.92), 0.88x beyond.
+  Rounds fp8_turned_tiles{1, 1};
+  Rounds fp8_turned_wide_tiles{1, 2};
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
   // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and
@@ -222,7 +233,9 @@ struct TuningRules {
            ") and on 64x64 tiles from m " + std::to_string(h.turned_wide_min_m) + " to " +
            std::to_string(h.turned_wide_max_m) + " within " + h.turned_wide_tiles.describe() +
            " rounds, and over the decode kernel's tokens above " + h.turned_few_above.describe() + " within " +
-           h.turned_few_within.describe() + " rounds, 128x192 below " +
+           h.turned_few_within.describe() + " rounds (FP8 with tensor or row scales: 64x16 at any rounds, 64x32 "
+           "within " + h.fp8_turned_tiles.describe() + ", 64x64 within " + h.fp8_turned_wide_tiles.describe() +
+           "), 128x192 below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +

@@ -57,7 +57,7 @@ enum class Status {
   NullPointerScale,            // a scale pointer is null
   MisalignedScale,             // a scale pointer is not aligned to float
   ScaleSizeMismatch,           // a scale buffer holds fewer floats than its mode reads for this m, n, k
-  UnsupportedScales,           // block scales through gemm::blas (the swap to the row-major core would exchange their shapes)
+  UnsupportedScales,           // block scales through gemm::blas or on a turned-around composition (either swaps A and B, which would exchange their shapes)
   InvalidPromotion,            // Scales::promote_every: neither 0 nor a positive multiple of 128, or not 128 with block scales
   UnsupportedPromotion,        // FP8 on Hopper tiles too wide to promote (math warpgroups over 64 x 128), without promote_every(0); a grouped FP8 call promoted other than every 128 k or never
   InvalidOutputScaling,        // a D scale, an amax output or FP8 C with beta != 0
@@ -157,8 +157,9 @@ constexpr const char* to_string(Status s) {
       return "scale size mismatch: a scale buffer holds fewer floats than its mode reads (Tensor: 1 and 1; Rowwise: m "
              "and n; Block: ceil(k/128) * m and ceil(n/128) * ceil(k/128); scales.cuh gives the layouts)";
     case Status::UnsupportedScales:
-      return "unsupported scales: block scales (1x128 on A, 128x128 on B) through gemm::blas would exchange their "
-             "shapes; make the row-major call (gemm::gemm) of the transposed problem instead";
+      return "unsupported scales: block scales (1x128 on A, 128x128 on B) through gemm::blas, or on a composition "
+             "that computes the call turned around (TurnedRegisterEpilogue), would exchange their shapes; make the "
+             "row-major call (gemm::gemm) of the transposed problem, or use another composition (Tuned)";
     case Status::InvalidPromotion:
       return "invalid promotion: Scales::promote_every takes 0 (never: the tensor cores' own sums) or a positive "
              "multiple of 128 k; block scales change every 128 k and need 128 (the default)";

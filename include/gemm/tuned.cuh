@@ -301,7 +301,10 @@ struct Tuned : Named<Tuned> {
            "first) {" +
            Decode::parts() +
            "}; before sm_80 {WarpTiled}; fp8 on sm_90 only, promoted accumulators (the tiles above whose math "
-           "warpgroups own 64 x 128 or less): m <= decode_max_m {" + HopperDecode::parts() + "}, 128x128 tiles where "
+           "warpgroups own 64 x 128 or less): tensor or row scales, A row-major and B transposed, turned around on "
+           "the tiles above up to turned_narrow_max_m tokens, to turned_max_m within fp8_turned_tiles rounds and from "
+           "turned_wide_min_m to turned_wide_max_m within fp8_turned_wide_tiles rounds; m <= decode_max_m {" +
+           HopperDecode::parts() + "}, 128x128 tiles where "
            "they fill medium_tiles rounds or split k {" + HopperMedium::parts() + "}, else 128x64 {" +
            HopperSmall::parts() + "}; the thresholds named in the reasons are gemm::rules_for(arch)'s";
   }
@@ -310,7 +313,9 @@ struct Tuned : Named<Tuned> {
     if constexpr (sizeof(T) == 8)
       return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 1)
-      return std::max({HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(), HopperDecode::smem_bytes<T>()});
+      return std::max({HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
+                       HopperTurnedNarrow::smem_bytes<T>(), HopperTurned::smem_bytes<T>(),
+                       HopperTurnedWide::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
       return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperNarrow::smem_bytes<T>(),
                        HopperMedium::smem_bytes<T>(),
@@ -855,6 +860,7 @@ struct Tuned : Named<Tuned> {
                                           "make a round of the SMs: persistent wgmma kernel, 128x256 tiles, the "
                                           "tensor cores' own sums");
       }
+      if (Status s = turned_fp8<T>(args, dev, visit); !try_another(s)) return s;
       if (args.m <= r.decode_max_m)
         return visit(Pick<HopperDecode, T>{}, "fp8, sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 "
                                               "tiles of one math warpgroup, promoted accumulators, k split across "
@@ -869,6 +875,41 @@ struct Tuned : Named<Tuned> {
                                             "batch: persistent wgmma kernel, 128x128 tiles, promoted accumulators");
     return visit(Pick<HopperSmall, T>{}, "fp8, sm_90, fewer 128x128 tiles than medium_tiles rounds: persistent wgmma "
                                          "kernel, 128x64 tiles, promoted accumulators");
+  }
+
+  // FP8 decode turned around (C^T = B A^T) on the 16-bit calls' turned tiles: tensor or row scales
+  // (block scales' 1 x 128 blocks would lie along the tiles' narrow side) or none, A row-major and B
+  // stored n x k, a few tokens (hopper.fp8_turned_tiles has the measurement). UnsupportedArchitecture
+  // (try another) otherwise.
+  template <class T, class Args, class Visit>
+  static Status turned_fp8(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
+    using detail::Pick;
+    if constexpr (detail::has_scales<Args>) {
+      if (detail::scales_of(args).mode == ScaleMode::Block) return Status::UnsupportedArchitecture;
+    }
+    if (args.op_a != Op::N || args.op_b != Op::T) return Status::UnsupportedArchitecture;
+    const HopperRules& h = rules_for(dev.arch).hopper;
+    const long long tiles = detail::ceil_div(args.n, 64);  // the weight's 64-row tiles
+    if (args.m <= h.turned_narrow_max_m)
+      return visit(Pick<HopperTurnedNarrow, T>{}, "fp8, sm_90, tensor or row scales, A row-major and B stored "
+                                                  "transposed, m <= hopper.turned_narrow_max_m tokens: the call "
+                                                  "turned around (C^T = B A^T), 64 weight rows by 16 tokens per "
+                                                  "tile, 12 stages, k split where the tiles fill at most a quarter "
+                                                  "of the SMs");
+    if (args.m <= h.turned_max_m && h.fp8_turned_tiles.within(tiles, dev.sms))
+      return visit(Pick<HopperTurned, T>{}, "fp8, sm_90, tensor or row scales, A row-major and B stored transposed, "
+                                            "m <= hopper.turned_max_m tokens and the weight's 64-row tiles within "
+                                            "fp8_turned_tiles rounds: the call turned around (C^T = B A^T), 64 "
+                                            "weight rows by 32 tokens per tile, 12 stages, k split where the tiles "
+                                            "fill at most a quarter of the SMs");
+    if (args.m >= h.turned_wide_min_m && args.m <= h.turned_wide_max_m && h.fp8_turned_wide_tiles.within(tiles, dev.sms))
+      return visit(Pick<HopperTurnedWide, T>{}, "fp8, sm_90, tensor or row scales, A row-major and B stored "
+                                                "transposed, hopper.turned_wide_min_m to turned_wide_max_m tokens "
+                                                "and the weight's 64-row tiles within fp8_turned_wide_tiles rounds: "
+                                                "the call turned around (C^T = B A^T), 64 weight rows by 64 tokens "
+                                                "per tile, 12 stages, k split where the tiles fill at most a "
+                                                "quarter of the SMs");
+    return Status::UnsupportedArchitecture;
   }
 
   // Composition Large where its tiles make at least one per SM and it can run here, else Small

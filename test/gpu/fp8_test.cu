@@ -437,7 +437,10 @@ std::vector<Case> small_cases() {
 
 // Larger shapes, each in its own layout: k = 1000 (7 full blocks and a ragged one; odd leading
 // dimensions in the second), decode-like m = 1 .. 64 against a 1024 x 4096 weight (Tuned's decode
-// tiles, k split across blocks), and a k of 128 blocks (16384) split across blocks.
+// tiles, k split across blocks; with tensor and row scales turned around on 64x16 and 64x64 tiles),
+// 17 to 40 tokens on the turned 64x32 and 64x64 tiles (a ragged k, a padded and offset C, A 3 bytes
+// into its allocation and copied aligned first, a weight of a round and of half a round of 64-row
+// tiles on 132 SMs), and a k of 128 blocks (16384) split across blocks.
 std::vector<Case> large_cases() {
   const bool q = gemm_test::quick();
   const int decode_k = q ? 1024 : 4096;
@@ -446,6 +449,9 @@ std::vector<Case> large_cases() {
           Case{1, 1024, decode_k, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
           Case{16, 1024, decode_k, -0.5, 1.0}.with_ops(Op::N, Op::T),
           Case{61, 1024, decode_k, 1.0, 0.25, 0, 16, 3}.with_ops(Op::N, Op::T),
+          Case{29, 1000, 1000, -0.5, 0.25, 16, 0, 3, 0, 0, 1}.with_ops(Op::N, Op::T),
+          Case{17, 8448, 256, 1.0, 0.0, 0, 0, 0, 3, 0, 0, true}.with_ops(Op::N, Op::T),
+          Case{40, 4224, 640, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
           Case{64, 1024, decode_k, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::T, Op::T),
           Case{256, 256, q ? 2048 : 16384, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T)};
 }
@@ -770,6 +776,45 @@ TEMPLATE_TEST_CASE("FP8 on a GPU other than sm_90: UnsupportedArchitecture, noth
 // them: gemm::blas::gemm of the transposed problem with the caller's A scales (rows of its C) and B
 // scales (columns) writes, bit for bit, what the row-major call writes. Block scales would change
 // shape in the swap: refused (UnsupportedScales), nothing launched.
+// A composition that turns the call around (Tuned's for a few tokens with tensor or row scales) would
+// put block scales' 1 x 128 blocks along its tiles' narrow side: refused (UnsupportedScales), nothing
+// launched, C and amax untouched; tensor and row scales give what Tuned gives.
+TEST_CASE("FP8 on a turned-around composition: tensor and row scales as Tuned's; block scales refused",
+          "[gpu][fp8][scales][validation]") {
+  if (!fp8_runs_here()) return;
+  using Turned = Tuned::HopperTurned;
+  const Case c = Case{24, 500, 300, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T);
+  for (ScaleMode mode : {ScaleMode::Tensor, ScaleMode::Rowwise}) {
+    INFO(gemm::to_string(mode) << " scales");
+    Problem<E4M3, bf16> p(c, mode, ScaleValues::Random);
+    REQUIRE(p.call<Turned>(p.scales()) == Status::Success);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    const std::vector<bf16> turned = p.result();
+    p.check(turned);
+    p.reset_c();
+    REQUIRE(p.call<Tuned>(p.scales()) == Status::Success);
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+    const std::vector<bf16> tuned = p.result();
+    CHECK(std::memcmp(turned.data(), tuned.data(), tuned.size() * sizeof(bf16)) == 0);  // (Tuned's choice here)
+  }
+  Problem<E4M3, bf16> p(c, ScaleMode::Block, ScaleValues::Random);
+  DeviceBuffer<float> amax(1);
+  const float poison = 12345.0f;
+  CUDA_REQUIRE(cudaMemcpy(amax.ptr, &poison, sizeof(float), cudaMemcpyHostToDevice));
+  const auto launches = gemm::kernel_launches();
+  CHECK(p.call<Turned>(p.scales().output(nullptr, amax.ptr)) == Status::UnsupportedScales);
+  CHECK(gemm::plan<E4M3, Turned>(c.op_a, c.op_b, c.m, c.n, c.k, 1.0f, p.da.ptr, c.lda(), p.db.ptr, c.ldb(), 0.0f,
+                                 p.dc.ptr, c.ldc(), p.scales())
+            .status == Status::UnsupportedScales);
+  CHECK(gemm::kernel_launches() == launches);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  float amax_after = 0;
+  CUDA_REQUIRE(cudaMemcpy(&amax_after, amax.ptr, sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(amax_after == poison);
+  const std::vector<bf16> untouched = p.result();
+  CHECK(std::memcmp(untouched.data(), p.c0.data(), untouched.size() * sizeof(bf16)) == 0);
+}
+
 TEST_CASE("FP8 through gemm::blas: tensor and row scales swap with the operands; block scales refused",
           "[gpu][fp8][blas]") {
   if (!fp8_runs_here()) return;
@@ -807,41 +852,43 @@ TEST_CASE("FP8 through gemm::blas: tensor and row scales swap with the operands;
 // the activation add one rounding at most, and ReLU never increases a difference).
 TEMPLATE_TEST_CASE("FP8 with scales and a fused epilogue (bias per column, ReLU)", "[gpu][fp8][epilogue]", Tuned, Fp8) {
   if (!fp8_runs_here()) return;
-  for (ScaleMode mode : kModes) {
-    const Case c = Case{260, 264, 384, 1.0, 0.5, 0, 0, 8}.with_ops(Op::N, Op::T);
-    INFO(gemm::to_string(mode) << " scales, " << c.str());
-    Problem<E4M3, bf16> p(c, mode, ScaleValues::Random);
-    std::vector<float> bias(c.n);
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(-4.0f, 4.0f);
-    for (auto& x : bias) x = u(rng);
-    DeviceBuffer<float> dbias(bias.size());
-    gemm_test::upload(dbias, bias);
-    DeviceBuffer<bf16> dd(static_cast<size_t>(c.m) * c.n);
-    const gemm::Epilogue<bf16, gemm::act::ReLU> epi{dd.ptr, c.n, dbias.ptr, gemm::BiasKind::PerColumn};
-    const Status s = gemm::gemm<E4M3, TestType>(Op::N, Op::T, c.m, c.n, c.k, static_cast<float>(c.alpha), p.da.ptr,
-                                                c.lda(), p.db.ptr, c.ldb(), static_cast<float>(c.beta), p.dc.ptr,
-                                                c.ldc(), epi, p.scales());
-    REQUIRE(s == Status::Success);
-    CUDA_REQUIRE(cudaDeviceSynchronize());
-    std::vector<bf16> d(static_cast<size_t>(c.m) * c.n);
-    CUDA_REQUIRE(cudaMemcpy(d.data(), dd.ptr, d.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
-    p.compute_reference();
-    const Fp8ErrorModel<bf16> model;
-    long long wrong = 0;
-    for (int i = 0; i < c.m; ++i)
-      for (int j = 0; j < c.n; ++j) {
-        const size_t at = static_cast<size_t>(i) * c.n + j;
-        const double want = std::max(0.0, p.ref[at] + bias[j]);
-        const double beta_c = std::fabs(c.beta * gemm_test::to_double(p.c0[static_cast<size_t>(i) * c.ldc() + j]));
-        const double bound = model.element(c.k, p.mag[at], beta_c + std::fabs(bias[j]), want);
-        if (!(std::fabs(gemm_test::to_double(d[at]) - want) <= bound)) ++wrong;
-      }
-    CHECK(wrong == 0);
-    // C itself is only read.
-    const std::vector<bf16> c_after = p.result();
-    CHECK(std::memcmp(c_after.data(), p.c0.data(), c_after.size() * sizeof(bf16)) == 0);
-  }
+  // (16 tokens: Tuned turns the call around with tensor and row scales.)
+  for (ScaleMode mode : kModes)
+    for (const Case& c : {Case{260, 264, 384, 1.0, 0.5, 0, 0, 8}.with_ops(Op::N, Op::T),
+                          Case{16, 264, 384, 1.0, 0.5, 0, 0, 8}.with_ops(Op::N, Op::T)}) {
+      INFO(gemm::to_string(mode) << " scales, " << c.str());
+      Problem<E4M3, bf16> p(c, mode, ScaleValues::Random);
+      std::vector<float> bias(c.n);
+      std::mt19937 rng(7);
+      std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+      for (auto& x : bias) x = u(rng);
+      DeviceBuffer<float> dbias(bias.size());
+      gemm_test::upload(dbias, bias);
+      DeviceBuffer<bf16> dd(static_cast<size_t>(c.m) * c.n);
+      const gemm::Epilogue<bf16, gemm::act::ReLU> epi{dd.ptr, c.n, dbias.ptr, gemm::BiasKind::PerColumn};
+      const Status s = gemm::gemm<E4M3, TestType>(Op::N, Op::T, c.m, c.n, c.k, static_cast<float>(c.alpha), p.da.ptr,
+                                                  c.lda(), p.db.ptr, c.ldb(), static_cast<float>(c.beta), p.dc.ptr,
+                                                  c.ldc(), epi, p.scales());
+      REQUIRE(s == Status::Success);
+      CUDA_REQUIRE(cudaDeviceSynchronize());
+      std::vector<bf16> d(static_cast<size_t>(c.m) * c.n);
+      CUDA_REQUIRE(cudaMemcpy(d.data(), dd.ptr, d.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+      p.compute_reference();
+      const Fp8ErrorModel<bf16> model;
+      long long wrong = 0;
+      for (int i = 0; i < c.m; ++i)
+        for (int j = 0; j < c.n; ++j) {
+          const size_t at = static_cast<size_t>(i) * c.n + j;
+          const double want = std::max(0.0, p.ref[at] + bias[j]);
+          const double beta_c = std::fabs(c.beta * gemm_test::to_double(p.c0[static_cast<size_t>(i) * c.ldc() + j]));
+          const double bound = model.element(c.k, p.mag[at], beta_c + std::fabs(bias[j]), want);
+          if (!(std::fabs(gemm_test::to_double(d[at]) - want) <= bound)) ++wrong;
+        }
+      CHECK(wrong == 0);
+      // C itself is only read.
+      const std::vector<bf16> c_after = p.result();
+      CHECK(std::memcmp(c_after.data(), p.c0.data(), c_after.size() * sizeof(bf16)) == 0);
+    }
 }
 
 // FP8 batches (without scales): Tuned's strided batch of three entries writes, bit for bit, what three

@@ -604,13 +604,17 @@ TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; un
                                                  ptr<bf16>(), n, s, &t);
   };
   const gemm::Scales tensor = gemm::Scales::tensor(scale, scale);
-  const gemm::Plan d = plan_fp8(kH100, 16, 4096, 4096, tensor);
+  const auto block = [&](int a_offset) {
+    return gemm::Scales::block(ptr<float>(a_offset), 1LL << 30, ptr<float>(), 1LL << 30);
+  };
+  // (Block scales: tensor and row scales turn decode around, below.)
+  const gemm::Plan d = plan_fp8(kH100, 16, 4096, 4096, block(0));
   REQUIRE(d.status == Status::Success);
   CHECK(has(d.composition, "BlockTile<64,128>"));
   CHECK(has(d.composition, "HopperSplitK<16,4,4,0,96>"));
   CHECK(d.workspace_bytes == 32ull * 4 * 64 * 128 * 4 + 256);
-  CHECK(plan_fp8(kH100, 64, 8192, 8192, tensor).workspace_bytes == 0);
-  CHECK(plan_fp8(kH100Pcie, 16, 4096, 4096, tensor).workspace_bytes == 0);
+  CHECK(plan_fp8(kH100, 64, 8192, 8192, block(0)).workspace_bytes == 0);
+  CHECK(plan_fp8(kH100Pcie, 16, 4096, 4096, block(0)).workspace_bytes == 0);
   // Promoted: 128x128 tiles; never promoted: 128x256 where they make a round (4096^2: 512 tiles),
   // else the promoted tiles (1024 x 2048: 32 of 128x256).
   CHECK(has(plan_fp8(kH100, 4096, 4096, 4096, tensor).composition, "BlockTile<128,128>"));
@@ -622,9 +626,6 @@ TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; un
   // m or ceil(k / 128) is not a multiple of 4, or a pointer is not 16-byte aligned, the call first makes
   // an aligned copy of them (A's: ceil(k / 128) rows of m floats at a pitch of 16; B's: ceil(n / 128)
   // rows of ceil(k / 128)).
-  const auto block = [&](int a_offset) {
-    return gemm::Scales::block(ptr<float>(a_offset), 1LL << 30, ptr<float>(), 1LL << 30);
-  };
   CHECK(has(plan_fp8(kH100, 4096, 4096, 4096, block(0)).composition, "BlockTile<128,128>"));
   CHECK(plan_fp8(kH100, 4096, 4096, 4096, block(0)).workspace_bytes == 0);
   CHECK(plan_fp8(kH100, 4001, 4096, 4096, block(0)).workspace_bytes == 32ull * 4016 * 4);
@@ -634,6 +635,67 @@ TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; un
   // The scales are checked as the call checks them.
   CHECK(plan_fp8(kH100, 64, 8192, 8192, tensor.promote_every(100)).status == Status::InvalidPromotion);
   CHECK(plan_fp8(kH100, 64, 8192, 8192, gemm::Scales::tensor(nullptr, scale)).status == Status::NullPointerScale);
+}
+
+// FP8 decode with tensor or row scales (or none), A row-major and B stored n x k: turned around on 64x16
+// tiles up to turned_narrow_max_m tokens, on 64x32 up to turned_max_m where the weight's 64-row tiles
+// take at most fp8_turned_tiles rounds (one), on 64x64 from turned_wide_min_m to turned_wide_max_m
+// within fp8_turned_wide_tiles (half); block scales, other layouts and other counts keep the 64x128
+// decode tile.
+TEST_CASE("the default plan turns FP8 decode around with tensor and row scales", "[host][plan][fp8]") {
+  using E4M3 = __nv_fp8_e4m3;
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  const gemm::Target kH100Pcie{90, 114, 227 * 1024};
+  const gemm::Target kH20{90, 78, 227 * 1024};
+  const float* scale = ptr<float>();
+  const gemm::Scales tensor = gemm::Scales::tensor(scale, scale);
+  const gemm::Scales rows = gemm::Scales::rowwise(scale, 1LL << 30, scale, 1LL << 30);
+  const gemm::Scales block = gemm::Scales::block(scale, 1LL << 30, scale, 1LL << 30);
+  const auto plan_fp8 = [&](const gemm::Target& t, int m, int n, const gemm::Scales& s, Op op_a = Op::N,
+                            Op op_b = Op::T) {
+    const int k = 4096;
+    return gemm::plan<E4M3, gemm::preset::Tuned>(op_a, op_b, m, n, k, 1.0f, ptr<E4M3>(), op_a == Op::N ? k : m,
+                                                 ptr<E4M3>(), op_b == Op::T ? k : n, 0.0f, ptr<bf16>(), n, s, &t);
+  };
+  const auto tile = [&](const gemm::Target& t, int m, int n, const gemm::Scales& s, Op op_a = Op::N, Op op_b = Op::T) {
+    const gemm::Plan p = plan_fp8(t, m, n, s, op_a, op_b);
+    REQUIRE(p.status == Status::Success);
+    const bool turned = has(p.composition, "TurnedRegisterEpilogue");
+    for (const int bn : {16, 32, 64, 128})
+      if (has(p.composition, ("BlockTile<64," + std::to_string(bn) + ">").c_str())) return turned ? bn : -bn;
+    return 0;
+  };
+  for (const gemm::Scales& s : {tensor, rows}) {
+    for (const int m : {1, 7, h.turned_narrow_max_m}) {
+      CHECK(tile(kH100, m, 4096, s) == 16);
+      CHECK(tile(kH100, m, 28672, s) == 16);  // 448 tiles: at any count
+      CHECK(tile(kH20, m, 28672, s) == 16);
+    }
+    for (const int m : {h.turned_narrow_max_m + 1, h.turned_max_m}) {
+      CHECK(tile(kH100, m, 132 * 64, s) == 32);  // one round
+      CHECK(tile(kH100, m, 132 * 64 + 1, s) == -128);
+      CHECK(tile(kH100Pcie, m, 8192, s) == -128);  // 128 tiles on 114 SMs
+      CHECK(tile(kH20, m, 78 * 64, s) == 32);
+    }
+    for (const int m : {h.turned_wide_min_m, 48, h.turned_wide_max_m}) {
+      CHECK(tile(kH100, m, 66 * 64, s) == 64);  // half a round
+      CHECK(tile(kH100, m, 66 * 64 + 1, s) == -128);
+      CHECK(tile(kH20, m, 39 * 64, s) == 64);
+      CHECK(tile(kH20, m, 39 * 64 + 1, s) == -128);
+    }
+    CHECK(tile(kH100, h.turned_max_m + 1, 2048, s) == -128);  // between the two bands
+    CHECK(tile(kH100, h.turned_wide_max_m + 1, 2048, s) == -128);
+    CHECK(tile(kH100, 16, 4096, s, Op::T, Op::T) == -128);  // A stored transposed: copied, the decode tile
+  }
+  CHECK(tile(kH100, 16, 4096, block) == -128);  // block scales' 1 x 128 blocks along the tokens
+  CHECK(tile(kH100, 64, 2048, block) == -128);
+  CHECK(has(plan_fp8(kH100, 32, 4096, tensor).reason, "fp8_turned_tiles"));
+  CHECK(has(plan_fp8(kH100, 48, 4096, rows).reason, "fp8_turned_wide_tiles"));
+  // Without scales (every scale 1) as with tensor scales.
+  CHECK(has(gemm::plan<E4M3, gemm::preset::Tuned>(kH100, Op::N, Op::T, 16, 4096, 4096, 1.0f, ptr<E4M3>(), 4096,
+                                                  ptr<E4M3>(), 4096, 0.0f, ptr<bf16>(), 4096)
+                .composition,
+            "BlockTile<64,16>"));
 }
 
 // Tuned's thresholds are data (rules.cuh): counts of tiles in rounds of the device's SMs, so other

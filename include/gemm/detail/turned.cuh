@@ -5,7 +5,9 @@
 // on the tile's tall side and the tokens on its narrow one, instead of leaving most of a 64-row tile
 // empty. Turned<Args> is the kernels' argument type for such a call: code that stores C asks
 // is_turned<Args> (sm90/epilogue.cuh), everything else reads it as the call it holds.
+#include <utility>
 #include "../args.cuh"
+#include "../scales.cuh"
 #include "launch.cuh"
 
 namespace gemm::detail {
@@ -40,6 +42,13 @@ Turned<Args> turned(const Args& args) {
   t.B = args.A, t.ldb = args.lda, t.op_b = flipped(args.op_a);
   t.stride_a = args.stride_b, t.stride_b = args.stride_a;
   t.A_array = args.B_array, t.B_array = args.A_array;
+  // FP8 tensor and row scales follow their operands (B's per-column vector scales the turned call's
+  // rows); block scales are refused on turned tiles before this (their 1 x 128 blocks would lie on
+  // the tile's narrow side).
+  if constexpr (has_scales<Args>) {
+    std::swap(t.scales.a, t.scales.b);
+    std::swap(t.scales.a_count, t.scales.b_count);
+  }
   return t;
 }
 

@@ -372,6 +372,11 @@ struct HopperPolicy {
   // named in the caller's frame: a turned-around call's A is the caller's B (detail::swap_ab).
   template <class T, class Args>
   static Status check_alignment(const Args& caller_args) {
+    // (Block scales on a turned-around call would have their 1 x 128 blocks along the tile's narrow
+    // side, which no kernel reads: refused here, before the call writes anything, and at launch.)
+    if constexpr (Epilogue::kTurned && !detail::is_turned<Args> && detail::has_scales<Args>) {
+      if (detail::scales_of(caller_args).mode == ScaleMode::Block) return Status::UnsupportedScales;
+    }
     const Status s = check_reads<T>(computed(caller_args));
     return Epilogue::kTurned && !detail::is_turned<Args> ? detail::swap_ab(s) : s;
   }
@@ -476,8 +481,11 @@ struct HopperPolicy {
   template <class T, class Layouts, class Args>
   static Status launch(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if constexpr (Epilogue::kTurned && !detail::is_turned<Args>) {
-      static_assert(Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3> && !is_fp8<T>,
-                    "TurnedRegisterEpilogue: single products of 16-bit or TF32 types.");
+      static_assert(Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>,
+                    "TurnedRegisterEpilogue: single products of 16-bit, TF32 or FP8 types.");
+      if constexpr (detail::has_scales<Args>) {
+        if (detail::scales_of(caller_args).mode == ScaleMode::Block) return Status::UnsupportedScales;
+      }
       return launch<T, typename detail::TurnedLayouts<Layouts>::type>(detail::turned(caller_args), dev, stream);
     }
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
@@ -715,14 +723,20 @@ struct HopperPolicy {
     if constexpr (is_fp8<typename Args::Element> && kPromotedTiles && detail::has_scales<Args>) {
       // Tensor and row scales (and with them the products of several stages that
       // Scales::promote_every allows): their own kernel, whose products are added without factors.
-      if (detail::scales_of(args).mode != ScaleMode::Block) {
+      // A turned-around call has no other (launch refused its block scales).
+      const auto fixed_scales = [&] {
         using Plain = Shape<typename Args::Element, L::a, L::b>;
         constexpr auto kFixedScalesKernel = kernel<Args, Plain, false, true>();
         if (Status s = prepare<Plain, kFixedScalesKernel>(dev); s != Status::Success) return s;
         return launch_shape<Plain, kFixedScalesKernel>(args, dev, stream, split_k);
-      }
+      };
+      if constexpr (detail::is_turned<Args>) return fixed_scales();
+      else if (detail::scales_of(args).mode != ScaleMode::Block) return fixed_scales();
     }
-    return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);
+    if constexpr (!(is_fp8<typename Args::Element> && detail::is_turned<Args> && detail::has_scales<Args>))
+      return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);
+    else
+      return Status::UnsupportedScales;  // (unreachable: returned above)
   }
 
   // Split-K's separate fixup (split_k.cuh): a block per chunk of accumulators of each split tile.
