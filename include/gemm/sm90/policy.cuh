@@ -722,21 +722,21 @@ struct HopperPolicy {
     using S = KernelShape<Args, L::a, L::b>;
     if constexpr (is_fp8<typename Args::Element> && kPromotedTiles && detail::has_scales<Args>) {
       // Tensor and row scales (and with them the products of several stages that
-      // Scales::promote_every allows): their own kernel, whose products are added without factors.
-      // A turned-around call has no other (launch refused its block scales).
-      const auto fixed_scales = [&] {
+      // Scales::promote_every allows): their own kernel, whose products are added without factors;
+      // the only kernel of a call turned around (launch refused its block scales).
+      if (detail::is_turned<Args> || detail::scales_of(args).mode != ScaleMode::Block) {
         using Plain = Shape<typename Args::Element, L::a, L::b>;
         constexpr auto kFixedScalesKernel = kernel<Args, Plain, false, true>();
         if (Status s = prepare<Plain, kFixedScalesKernel>(dev); s != Status::Success) return s;
         return launch_shape<Plain, kFixedScalesKernel>(args, dev, stream, split_k);
-      };
-      if constexpr (detail::is_turned<Args>) return fixed_scales();
-      else if (detail::scales_of(args).mode != ScaleMode::Block) return fixed_scales();
-    }
-    if constexpr (!(is_fp8<typename Args::Element> && detail::is_turned<Args> && detail::has_scales<Args>))
+      }
+      if constexpr (detail::is_turned<Args>)
+        return Status::UnsupportedScales;  // (unreachable: no block-scale kernel is compiled for it)
+      else
+        return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);
+    } else {
       return launch_shape<S, kernel<Args, S>()>(args, dev, stream, split_k);
-    else
-      return Status::UnsupportedScales;  // (unreachable: returned above)
+    }
   }
 
   // Split-K's separate fixup (split_k.cuh): a block per chunk of accumulators of each split tile.
