@@ -5,7 +5,7 @@
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
 //   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small |
-//              --narrow | --few-rows] [--shape MxNxK ...]
+//              --narrow | --few-rows | --short-k | --fp8-turned] [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
 // them as the table's fields (rules.cuh): 128x256, 128x192 and 128x128 with B row-major, 128x96
 // against 128x128 with B stored transposed (the only layout 128x96 runs in).
@@ -33,6 +33,11 @@
 // consumer's epilogue under the other's mainloop) on plain calls.
 // --short-k: the ping-pong schedule against the cooperative tile widths over a grid of m x n and k
 // from 512 to 3072, bf16 NT and NN: what HopperRules::pingpong_max_k is fitted to.
+// --fp8-turned: FP8 decode (e4m3 -> bf16, tensor scales, A row-major, B stored n x k) on the 64x128
+// decode tile against the turned tiles Tuned takes for a few tokens (64x16, 64x32, 64x64), weights of
+// an eighth of a round to three rounds of 64-row tiles, calls rotating through copies of the weight
+// (read from HBM): the speed-ups by token band and rounds, and the HopperRules fields they give
+// (fp8_turned_tiles, fp8_turned_wide_tiles).
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -43,6 +48,7 @@
 #include <vector>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <gemm/gemm.cuh>
 #include "../examples/support.cuh"
@@ -261,6 +267,102 @@ std::string fit(const cudaDeviceProp& prop, int reps) {
   return buf;
 }
 
+// --fp8-turned. A band's turned tile pays up to R rounds of the weight's 64-row tiles where the calls
+// of at most R rounds run at least 1.02 times the decode tile's speed (geometric mean) and none below
+// 0.95; R the largest of a half, one, two and three rounds that does (a quarter: none).
+struct TurnedBand {
+  const char* name;
+  int min_m, max_m;
+  std::vector<std::pair<double, double>> calls;  // (rounds, turned speed over the decode tile's)
+  std::string rounds_paying() const {
+    std::string best = "none";
+    for (const auto& [num, den] : std::vector<std::pair<int, int>>{{1, 2}, {1, 1}, {2, 1}, {3, 1}}) {
+      double log_sum = 0, worst = INFINITY;
+      int count = 0;
+      for (const auto& [r, x] : calls)
+        if (r * den <= num + 1e-9) log_sum += std::log(x), worst = std::min(worst, x), ++count;
+      if (count == 0) continue;
+      if (std::exp(log_sum / count) < 1.02 || worst < 0.95) break;
+      best = "{" + std::to_string(num) + ", " + std::to_string(den) + "}";
+    }
+    return best;
+  }
+};
+
+std::string fp8_turned(const cudaDeviceProp& prop, int reps) {
+  using E4M3 = __nv_fp8_e4m3;
+  const int sms = prop.multiProcessorCount;
+  TurnedBand bands[] = {{"64x16, 1-16 tokens", 1, 16, {}}, {"64x32, 17-32 tokens", 17, 32, {}},
+                        {"64x64, 40-64 tokens", 40, 64, {}}};
+  float* scale = nullptr;
+  CHECK_CUDA(cudaMalloc(&scale, sizeof(float)));
+  const float one = 1.0f;
+  CHECK_CUDA(cudaMemcpy(scale, &one, sizeof(float), cudaMemcpyHostToDevice));
+  const gemm::Scales scales = gemm::Scales::tensor(scale, scale);
+  std::string md = std::string("FP8 decode on ") + prop.name + " (" + std::to_string(sms) +
+                   " SMs), e4m3 -> bf16, tensor scales, NT, weights read from HBM; times in us.\n\n"
+                   "| m x n x k | rounds | decode tile | turned tile | turned / decode speed |\n|---|---:|---:|---:|---:|\n";
+  for (const double rounds : {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0})
+    for (const int k : {2048, 8192}) {
+      const int n = static_cast<int>(64 * sms * rounds);
+      const size_t b_bytes = size_t(n) * k;
+      const size_t copies = std::max<size_t>(1, std::min<size_t>(64, (size_t(256) << 20) / b_bytes));
+      std::vector<E4M3*> Bs;
+      for (size_t c = 0; c < copies; ++c) Bs.push_back(random_buffer<E4M3>(b_bytes, 31u + unsigned(c)));
+      E4M3* A = random_buffer<E4M3>(size_t(64) * k, 30u);
+      bf16* C = nullptr;
+      CHECK_CUDA(cudaMalloc(&C, size_t(64) * n * sizeof(bf16)));
+      for (const int m : {1, 8, 16, 24, 32, 40, 48, 64}) {
+        size_t turn = 0;
+        // The time of a call, and in `first` its result from copy 0 of the weight.
+        const auto timed = [&](auto tag, std::vector<bf16>& first) {
+          using Policy = typename decltype(tag)::type;
+          const auto call = [&] {
+            return gemm::detail::run_scaled<E4M3, Policy, gemm::detail::Ops<gemm::Op::N, gemm::Op::T>, bf16>(
+                {m, n, k, 1.f, A, k, Bs[turn++ % copies], k, 0.f, C, n, gemm::Op::N, gemm::Op::T}, scales,
+                cudaStream_t{});
+          };
+          turn = 0;
+          first.assign(size_t(m) * n, bf16{});
+          if (call() != gemm::Status::Success) return static_cast<double>(INFINITY);
+          CHECK_CUDA(cudaDeviceSynchronize());
+          CHECK_CUDA(cudaMemcpy(first.data(), C, first.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+          return ms_per_call(call, reps);
+        };
+        std::vector<bf16> r, c;
+        const double t_decode = timed(std::common_type<Tuned::HopperDecode>{}, r);
+        const double t_turned = m <= 16   ? timed(std::common_type<Tuned::HopperTurnedNarrow>{}, c)
+                                : m <= 32 ? timed(std::common_type<Tuned::HopperTurned>{}, c)
+                                          : timed(std::common_type<Tuned::HopperTurnedWide>{}, c);
+        double scale_of_r = 0, diff = 0;
+        for (size_t i = 0; i < r.size(); ++i) {
+          scale_of_r = std::max(scale_of_r, std::fabs(double(static_cast<float>(r[i]))));
+          diff = std::max(diff, std::fabs(double(static_cast<float>(r[i])) - double(static_cast<float>(c[i]))));
+        }
+        const bool agree = diff <= 1e-2 * scale_of_r;
+        const double tile_rounds = double((n + 63) / 64) / sms;
+        const double speed = agree ? t_decode / t_turned : 0;
+        for (TurnedBand& b : bands)
+          if (m >= b.min_m && m <= b.max_m) b.calls.push_back({tile_rounds, speed});
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "| %dx%dx%d | %.2f | %.1f | %.1f | %.3f%s |\n", m, n, k, tile_rounds,
+                      t_decode * 1e3, t_turned * 1e3, speed, agree ? "" : " (results differ)");
+        std::fputs(buf, stderr);
+        md += buf;
+      }
+      for (E4M3* b : Bs) cudaFree(b);
+      cudaFree(A), cudaFree(C);
+    }
+  cudaFree(scale);
+  md += "\nThe turned tiles pay (geometric mean >= 1.02, none below 0.95) up to these rounds of the weight's "
+        "64-row tiles:\n\n";
+  for (const TurnedBand& b : bands) md += std::string("- ") + b.name + ": " + b.rounds_paying() + "\n";
+  md += "\nas HopperRules' fields (64x16 is taken at any count where it pays up to three rounds):\n\n  Rounds "
+        "fp8_turned_tiles" + bands[1].rounds_paying() + ";\n  Rounds fp8_turned_wide_tiles" + bands[2].rounds_paying() +
+        ";\n\n";
+  return md;
+}
+
 }  // namespace audit
 
 int main(int argc, char** argv) {
@@ -269,7 +371,7 @@ int main(int argc, char** argv) {
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
   bool bf16_only = false, fp32_only = false, splits = false, tail = false, fit_only = false, decode = false;
-  bool small = false, narrow = false, short_k = false, few_rows = false;
+  bool small = false, narrow = false, short_k = false, few_rows = false, fp8_turned_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -283,6 +385,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--narrow")) narrow = true;
     if (!std::strcmp(argv[i], "--short-k")) short_k = true;
     if (!std::strcmp(argv[i], "--few-rows")) few_rows = true;
+    if (!std::strcmp(argv[i], "--fp8-turned")) fp8_turned_only = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -427,6 +530,8 @@ int main(int argc, char** argv) {
     md += rows.md + columns.md;
   } else if (prop.major == 9 && fit_only) {
     md += fit(prop, reps);
+  } else if (prop.major == 9 && fp8_turned_only) {
+    md += fp8_turned(prop, reps);
   } else if (prop.major == 9 && splits) {
     using gemm::HopperFixedSplitK;
     using Whole = Tuned::HopperTile<128, 6>;
@@ -451,7 +556,8 @@ int main(int argc, char** argv) {
     bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
     md += bf.md;
   }
-  if (!bf16_only && !splits && !tail && !fit_only && !decode && !small && !narrow && !short_k && !few_rows) {
+  if (!bf16_only && !splits && !tail && !fit_only && !decode && !small && !narrow && !short_k && !few_rows &&
+      !fp8_turned_only) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

@@ -87,7 +87,8 @@ struct HopperRules {
   // weight's 64-row tiles, 1.08-1.10x beyond (worst 0.99), so at any count; 64x32 tiles up to
   // turned_max_m 1.17-1.23x within fp8_turned_tiles rounds (worst 1.09), level beyond; 64x64 tiles
   // from turned_wide_min_m to turned_wide_max_m 1.14x within fp8_turned_wide_tiles rounds (worst
-  // 0.95), 1.02x from half a round to one (worst 0.92), 0.88x beyond.
+  // 0.95), 1.02x from half a round to one (worst 0.92), 0.88x beyond. tools/plan_audit.cu
+  // --fp8-turned measures these on another GPU.
   Rounds fp8_turned_tiles{1, 1};
   Rounds fp8_turned_wide_tiles{1, 2};
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
