@@ -691,6 +691,14 @@ TEST_CASE("the default plan turns FP8 decode around with tensor and row scales",
   CHECK(tile(kH100, 64, 2048, block) == -128);
   CHECK(has(plan_fp8(kH100, 32, 4096, tensor).reason, "fp8_turned_tiles"));
   CHECK(has(plan_fp8(kH100, 48, 4096, rows).reason, "fp8_turned_wide_tiles"));
+  // A turned composition named by the caller refuses block scales before anything runs.
+  const auto plan_with = [&](auto policy, const gemm::Scales& s) {
+    return gemm::plan<E4M3, decltype(policy)>(Op::N, Op::T, 16, 4096, 4096, 1.0f, ptr<E4M3>(), 4096, ptr<E4M3>(),
+                                              4096, 0.0f, ptr<bf16>(), 4096, s, &kH100);
+  };
+  CHECK(plan_with(gemm::preset::Tuned::HopperTurnedNarrow{}, block).status == Status::UnsupportedScales);
+  CHECK(plan_with(gemm::preset::Tuned::HopperTurnedNarrow{}, tensor).status == Status::Success);
+  CHECK(plan_with(gemm::preset::Tuned::HopperDecode{}, block).status == Status::Success);
   // Without scales (every scale 1) as with tensor scales.
   CHECK(has(gemm::plan<E4M3, gemm::preset::Tuned>(kH100, Op::N, Op::T, 16, 4096, 4096, 1.0f, ptr<E4M3>(), 4096,
                                                   ptr<E4M3>(), 4096, 0.0f, ptr<bf16>(), 4096)
