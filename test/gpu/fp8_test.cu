@@ -772,10 +772,6 @@ TEMPLATE_TEST_CASE("FP8 on a GPU other than sm_90: UnsupportedArchitecture, noth
   CHECK(std::memcmp(after.data(), ones.data(), ones.size() * sizeof(bf16)) == 0);
 }
 
-// The column-major entry point is the row-major core with A and B swapped, and the scales swap with
-// them: gemm::blas::gemm of the transposed problem with the caller's A scales (rows of its C) and B
-// scales (columns) writes, bit for bit, what the row-major call writes. Block scales would change
-// shape in the swap: refused (UnsupportedScales), nothing launched.
 // A composition that turns the call around (Tuned's for a few tokens with tensor or row scales) would
 // put block scales' 1 x 128 blocks along its tiles' narrow side: refused (UnsupportedScales), nothing
 // launched, C and amax untouched; tensor and row scales give what Tuned gives.
@@ -815,6 +811,10 @@ TEST_CASE("FP8 on a turned-around composition: tensor and row scales as Tuned's;
   CHECK(std::memcmp(untouched.data(), p.c0.data(), untouched.size() * sizeof(bf16)) == 0);
 }
 
+// The column-major entry point is the row-major core with A and B swapped, and the scales swap with
+// them: gemm::blas::gemm of the transposed problem with the caller's A scales (rows of its C) and B
+// scales (columns) writes, bit for bit, what the row-major call writes. Block scales would change
+// shape in the swap: refused (UnsupportedScales), nothing launched.
 TEST_CASE("FP8 through gemm::blas: tensor and row scales swap with the operands; block scales refused",
           "[gpu][fp8][blas]") {
   if (!fp8_runs_here()) return;

@@ -372,13 +372,19 @@ struct HopperPolicy {
   // named in the caller's frame: a turned-around call's A is the caller's B (detail::swap_ab).
   template <class T, class Args>
   static Status check_alignment(const Args& caller_args) {
-    // (Block scales on a turned-around call would have their 1 x 128 blocks along the tile's narrow
-    // side, which no kernel reads: refused here, before the call writes anything, and at launch.)
-    if constexpr (Epilogue::kTurned && !detail::is_turned<Args> && detail::has_scales<Args>) {
-      if (detail::scales_of(caller_args).mode == ScaleMode::Block) return Status::UnsupportedScales;
-    }
+    if (turns_block_scales(caller_args)) return Status::UnsupportedScales;
     const Status s = check_reads<T>(computed(caller_args));
     return Epilogue::kTurned && !detail::is_turned<Args> ? detail::swap_ab(s) : s;
+  }
+  // FP8 block scales on a call this composition turns around: their 1 x 128 blocks would lie along
+  // the tile's narrow side, which no kernel reads. Refused by check_alignment, before the call writes
+  // anything, and again by launch (for compositions that launch this one without its check).
+  template <class Args>
+  static bool turns_block_scales(const Args& caller_args) {
+    if constexpr (Epilogue::kTurned && !detail::is_turned<Args> && detail::has_scales<Args>)
+      return detail::scales_of(caller_args).mode == ScaleMode::Block;
+    else
+      return (void)caller_args, false;
   }
   template <class T, class Args>
   static Status check_reads(const Args& args) {
@@ -483,9 +489,7 @@ struct HopperPolicy {
     if constexpr (Epilogue::kTurned && !detail::is_turned<Args>) {
       static_assert(Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>,
                     "TurnedRegisterEpilogue: single products of 16-bit, TF32 or FP8 types.");
-      if constexpr (detail::has_scales<Args>) {
-        if (detail::scales_of(caller_args).mode == ScaleMode::Block) return Status::UnsupportedScales;
-      }
+      if (turns_block_scales(caller_args)) return Status::UnsupportedScales;
       return launch<T, typename detail::TurnedLayouts<Layouts>::type>(detail::turned(caller_args), dev, stream);
     }
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
