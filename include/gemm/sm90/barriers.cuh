@@ -11,5 +11,8 @@ __host__ __device__ constexpr int turn_barrier(int consumer) { return 3 + consum
 inline constexpr int kFillBarrier = 5;
 // Split-K: the consumers of a block agree on whether it reduces its tile (128 x consumers threads).
 inline constexpr int kSplitKBarrier = 6;
+// FP8 row scales: consumer c's copies of a unit's scales are in shared memory, or have all been read
+// (its 128 threads; scaling.cuh: OutputScales).
+__host__ __device__ constexpr int output_scale_barrier(int consumer) { return 7 + consumer; }
 
 }  // namespace gemm::sm90

@@ -206,7 +206,7 @@ using SchedulerFor = std::conditional_t<detail::is_grouped<Args>, GroupedSchedul
 // kSplitK: the split-K fixup is compiled in (compositions with HopperSplitK; in the others its
 // registers would only crowd the accumulators: 128x256 tiles spilled 320 bytes with it).
 // kFixedScales: FP8 calls whose scales do not vary along k (tensor and row scales, applied once
-// after the mainloop: scaling.cuh's scale_output), whose products are added as they are, with
+// after the mainloop: scaling.cuh's OutputScales), whose products are added as they are, with
 // plain adds, in products of Scales::promote_every's stages (consumer.cuh). Loading factors of 1
 // per stage in the block scales' loop cost these calls 14-18% (design/fp8.md).
 template <class Args, class Shape, class Raster, bool kPersistent, bool kPromote = false, bool kSplitK = false,
@@ -254,6 +254,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       zero_accumulators<Shape>(acc);
       TileBias<Shape, std::decay_t<decltype(args)>> bias;
       bias.load(args, u.tile_n * Shape::BN);  // (in flight under the mainloop)
+      if constexpr (detail::has_scales<Args>) OutputScales<Shape>::copy(st, args, u, row);  // (the same)
       if constexpr (kPromote && kFixedScales) {
         const PlainPromotion promotion{detail::scales_of(args).promote_stages()};
         if constexpr (decltype(spans)::value)
@@ -269,7 +270,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         issue_mainloop<Shape>(acc, st, pos, previous, row, u.k_blocks, leader);
         finish_mainloop<Shape>(acc, st, previous, leader);
       }
-      if constexpr (detail::has_scales<Args>) scale_output<Shape>(acc, args, u, row);
+      if constexpr (detail::has_scales<Args>) OutputScales<Shape>::apply(acc, st, args, u, row);
       if constexpr (kSplitK) {
         if (u.slot >= 0) {  // a slice of a split tile
           // (Rows of this thread: its warp's 16 from row + 16 * warp, each m64 block 64 further on.)

@@ -54,14 +54,18 @@ struct BlockShape {
   // second warp, with a full and an empty barrier each (scaling.cuh: produce_factors).
   static constexpr int kFactorSlots = is_fp8<In> && kConsumers == 1 && !kPingPong ? 3 : 0;
   static constexpr int kFactorBytes = kFactorSlots * (BM * 4 + 16);
+  // FP8 row scales on the promoted tiles: for each math warpgroup the unit's BN column scales of B,
+  // then its rows' scales of A, copied into shared memory as the unit's mainloop starts and read after
+  // it (scaling.cuh: OutputScales). (128x256 tiles, FP8 never promoted, have no room for them.)
+  static constexpr int kOutputScaleBytes = is_fp8<In> && BN <= 128 ? kConsumers * (BN + kWgRows) * 4 : 0;
   // The queue of claimed units (scheduler.cuh; grouped calls): its barriers and words.
   static constexpr int kUnitQueueBytes = kUnitSlots * (16 + 4);
   // Shared memory: per stage the tiles, the scale slot, the full and empty barriers; once the
   // epilogue buffers, split-K's verdict word (and padding), the factor ring, the unit queue, padding
-  // before the scale slots, and slack to align the start to 1024 bytes.
+  // before the scale slots, the output scales, and slack to align the start to 1024 bytes.
   static constexpr int kBytesPerStage = kStageBytes + kScaleSlotBytes + 2 * 8;
-  static constexpr int kOnceBytes =
-      kConsumers * kEpilogueBytes + 16 + kFactorBytes + kUnitQueueBytes + (ScaleSlots ? 16 : 0) + 1024;
+  static constexpr int kOnceBytes = kConsumers * kEpilogueBytes + 16 + kFactorBytes + kUnitQueueBytes +
+                                    (ScaleSlots || kOutputScaleBytes ? 16 : 0) + kOutputScaleBytes + 1024;
   // Stages_, or one fewer where the scale slots would not fit beside them in a block's 227 KB (the
   // 128x128 tiles' six stages of 32 KB leave about 2 KB, not 3.1).
   static constexpr int kStages = Stages_ * kBytesPerStage + kOnceBytes <= 227 * 1024 ? Stages_ : Stages_ - 1;
@@ -85,7 +89,8 @@ struct StageScales {
 
 // The stages and barriers in dynamic shared memory, laid out from a 1024-byte boundary:
 // A of every stage, B of every stage, each math warpgroup's epilogue buffers, the full and empty
-// barriers, then a word for split-K's verdict (split_k.cuh), the factor ring, the unit queue, the scale slots.
+// barriers, then a word for split-K's verdict (split_k.cuh), the factor ring, the unit queue, the scale
+// slots, the output scales.
 template <class Shape>
 struct Stages {
   char* base;
@@ -123,6 +128,8 @@ struct Stages {
     end += (16 - detail::smem_address(end) % 16) % 16;
     return reinterpret_cast<float*>(end) + s * (Shape::kScaleSlotBytes / 4);
   }
+  // The output scales (kOutputScaleBytes), after the scale slots.
+  __device__ float* output_scales() const { return scale_slot(Shape::kStages); }
 
   // One thread: stage s receives the A and B tiles of k block kb of the tile at (m0, n0), and with
   // scale slots that k block's scales (`scales`).

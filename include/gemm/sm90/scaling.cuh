@@ -14,7 +14,7 @@
 //                    slots); grouped calls load them from global memory as the stage's wgmmas are
 //                    issued; one math warpgroup's tiles get them from the factor ring below.
 //   Tensor, Rowwise: the scales do not vary along k, so the sum is multiplied once after the
-//                    mainloop (scale_output), before split-K's reduction and the epilogue; the
+//                    mainloop (OutputScales), before split-K's reduction and the epilogue; the
 //                    products are added as they are, in a kernel of their own (kernels.cuh:
 //                    kFixedScales); and nothing ties a product to one k block, so a product may span
 //                    several stages (Scales::promote_every: fewer adds, longer sums in the tensor
@@ -22,6 +22,8 @@
 //                    the grouped calls use it.
 #include "../args.cuh"
 #include "../scales.cuh"
+#include "../ptx/cp_async.cuh"
+#include "barriers.cuh"
 #include "mainloop.cuh"
 #include "scheduler.cuh"
 
@@ -251,37 +253,93 @@ __device__ __forceinline__ auto promotion_for(const Args& args, const WorkUnit& 
     return (void)args, (void)u, (void)row, (void)st, (void)ring, PlainPromotion{};
 }
 
-// Tensor and Rowwise scales, once the sum is complete: acc(r, c) *= a[r or 0] * b[c or 0].
-template <class Shape, class Args>
-__device__ __forceinline__ void scale_output(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const Args& args,
-                                             const WorkUnit& u, int row) {
-  const Scales& sc = detail::scales_of(args);
-  if (sc.mode == ScaleMode::Block) return;
-  if (sc.mode == ScaleMode::Tensor) {
-    const float f = __ldg(sc.a) * __ldg(sc.b);
+// Tensor and Rowwise scales, applied once the sum is complete: acc(r, c) *= a[r or 0] * b[c or 0].
+// Row scales on tiles with room for them (BlockShape::kOutputScaleBytes): each math warpgroup copies
+// the unit's column scales and its rows' scales into its slot in shared memory with cp.async as the
+// unit's mainloop starts, and reads them after it. Loaded after the mainloop instead (34 loads a
+// thread) they held the tensor cores idle: row scales' calls ran 2-7% slower than tensor scales' on
+// squares and up to 44% on wide calls with short k (16384 x 32768 x 512). One slot for both
+// warpgroups, with barriers across them, cost tensor scales 3-5% (the warpgroups drift apart by up to
+// the ring's stages); registers loaded before the mainloop spilled (design/fp8.md). Tensor scales are
+// two floats, loaded after the mainloop. Every thread of a math warpgroup calls copy and apply.
+template <class Shape>
+struct OutputScales {
+  static constexpr bool kStaged = Shape::kOutputScaleBytes > 0;
+  static constexpr int kFloats = Shape::BN + Shape::kWgRows;  // (a warpgroup's slot)
+  static_assert(!kStaged || Shape::kOutputScaleBytes == 4 * kFloats * Shape::kConsumers,
+                "OutputScales: a slot per math warpgroup of its tile's columns and its rows (BlockShape::kOutputScaleBytes).");
+
+  // The calling thread's warpgroup's slot: the BN columns' scales of B, then its kWgRows rows' of A.
+  // (Found from the stages when needed: a pointer kept across the mainloop took registers from it.)
+  __device__ static float* slot(const Stages<Shape>& st) {
+    return st.output_scales() + (static_cast<int>(threadIdx.x) / 128 - 1) * kFloats;
+  }
+
+  // row: the warpgroup's first row in the tile.
+  template <class Args>
+  __device__ static __forceinline__ void copy(const Stages<Shape>& st, const Args& args, const WorkUnit& u, int row) {
+    if constexpr (kStaged) {
+      const Scales& sc = detail::scales_of(args);
+      if (sc.mode != ScaleMode::Rowwise) return;
+      float* const slot = OutputScales::slot(st);
+      const int n0 = u.tile_n * Shape::BN, m0 = u.tile_m * Shape::BM + row - Shape::BN;  // (each clamped into C)
+      for (int i = threadIdx.x % 128; i < kFloats; i += 128)
+        detail::cp_async<4>(slot + i, i < Shape::BN ? sc.b + min(n0 + i, args.n - 1) : sc.a + min(m0 + i, args.m - 1), 4);
+      detail::cp_async_commit();
+    }
+  }
+
+  template <class Args>
+  __device__ static __forceinline__ void apply(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const Stages<Shape>& st,
+                                               const Args& args, const WorkUnit& u, int row) {
+    const Scales& sc = detail::scales_of(args);
+    if (sc.mode == ScaleMode::Block) return;
+    if (sc.mode == ScaleMode::Tensor) {
+      const float f = __ldg(sc.a) * __ldg(sc.b);
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+        for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] *= f;
+      return;
+    }
+    // This thread's columns 8g + 2 (lane % 4) + e and rows tile_row(row, mi, h).
+    float2 b[Shape::kAccRegs / 4];
+    float a[Shape::kMmaM][2];
+    if constexpr (kStaged) {
+      const int barrier = output_scale_barrier(static_cast<int>(threadIdx.x) / 128 - 1);
+      const float* const slot = OutputScales::slot(st);
+      detail::cp_async_wait<0>();
+      ptx::named_barrier_sync(barrier, 128);  // (the warpgroup's copies have landed)
+#pragma unroll
+      for (int g = 0; g < Shape::kAccRegs / 4; ++g)
+        b[g] = *reinterpret_cast<const float2*>(slot + 2 * (threadIdx.x % 4) + 8 * g);
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) a[mi][h] = slot[Shape::BN + tile_row(0, mi, h)];
+      ptx::named_barrier_sync(barrier, 128);  // (read: the next unit's copies may start)
+    } else {
+      const int col0 = u.tile_n * Shape::BN + 2 * (threadIdx.x % 4);  // (each clamped into C)
+#pragma unroll
+      for (int g = 0; g < Shape::kAccRegs / 4; ++g) {
+        b[g].x = __ldg(sc.b + min(col0 + 8 * g, args.n - 1));
+        b[g].y = __ldg(sc.b + min(col0 + 8 * g + 1, args.n - 1));
+      }
+#pragma unroll
+      for (int mi = 0; mi < Shape::kMmaM; ++mi)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) a[mi][h] = __ldg(sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h));
+    }
 #pragma unroll
     for (int mi = 0; mi < Shape::kMmaM; ++mi)
 #pragma unroll
-      for (int i = 0; i < Shape::kAccRegs; ++i) acc[mi][i] *= f;
-    return;
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int g = 0; g < Shape::kAccRegs / 4; ++g) {
+          acc[mi][4 * g + 2 * h] *= a[mi][h] * b[g].x;
+          acc[mi][4 * g + 2 * h + 1] *= a[mi][h] * b[g].y;
+        }
   }
-  // Rowwise: this thread's columns 8g + 2 (lane % 4) + e, each clamped into C.
-  const int col0 = u.tile_n * Shape::BN + 2 * (threadIdx.x % 4);
-  float b[Shape::kAccRegs / 2];
-#pragma unroll
-  for (int g = 0; g < Shape::kAccRegs / 4; ++g)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) b[2 * g + e] = __ldg(sc.b + min(col0 + 8 * g + e, args.n - 1));
-#pragma unroll
-  for (int mi = 0; mi < Shape::kMmaM; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const float a = __ldg(sc.a + scaled_row<Shape>(args.m, u.tile_m, row, mi, h));
-#pragma unroll
-      for (int g = 0; g < Shape::kAccRegs / 4; ++g)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) acc[mi][4 * g + 2 * h + e] *= a * b[2 * g + e];
-    }
-}
+};
 
 }  // namespace gemm::sm90
