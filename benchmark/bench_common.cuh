@@ -241,8 +241,9 @@ struct Options {
   std::string shape_space_out;  // --gemm_shape_space_out=PATH: its summary as JSON
   int fp8_promote = 128;     // --gemm_fp8_promote=K: the FP8 rows' Scales::promote_every (0: cuBLASLt's fast accumulation too)
   bool fp8_out_e4m3 = false; // --gemm_fp8_out=e4m3: ours stores e4m3 C with a D scale and amax (cuBLASLt: bf16 D)
+  bool fp8_space = false;    // --gemm_fp8_space: the FP8 rows over the shape space's forward-form calls
   std::string mode() const {
-    return shape_space ? "shape-space" : flow_only ? "flow" : (full ? "full" : "default");
+    return shape_space ? "shape-space" : fp8_space ? "fp8-space" : flow_only ? "flow" : (full ? "full" : "default");
   }
 };
 

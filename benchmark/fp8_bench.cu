@@ -17,6 +17,7 @@
 // rows too (Status::MisalignedA: TMA reads them), a skipped row.
 #include "bench_common.cuh"
 #include "cublaslt_fp8.cuh"
+#include "shape_space.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -202,6 +203,7 @@ struct Fp8Record {
   bool refused = false;  // error is the preset refusing the operands' alignment, as the Hopper presets do
   std::string lt_note;  // why cuBLASLt did not run beside it
   std::string lt_describe;
+  std::string cls;      // --gemm_fp8_space: the shape space's class (decode, forward, random)
   double ours_s = std::nan(""), lt_s = std::nan(""), pct = std::nan(""), diff = std::nan("");
 };
 
@@ -332,6 +334,7 @@ void run_fp8_row(benchmark::State& state, Fp8Record* r, const Options* opt) {
 struct Fp8Case {
   Shape s;
   std::vector<gemm::ScaleMode> modes;
+  std::string cls;  // the shape space's class (--gemm_fp8_space), else empty
 };
 
 std::vector<Fp8Case> fp8_grid() {
@@ -350,6 +353,17 @@ std::vector<Fp8Case> fp8_grid() {
       {{2048, 2048, 2048}, all},
       {{4096, 4104, 4104}, {gemm::ScaleMode::Tensor}},  // rows of 4104 bytes: not 16-byte aligned
   };
+}
+
+// --gemm_fp8_space: every forward-form call of the shape space (Y = X W^T with the weight stored n x k,
+// FP8's natural call): decode, forward, and the random shapes' NT form, in every scale mode.
+std::vector<Fp8Case> fp8_space_cases() {
+  const std::vector<gemm::ScaleMode> all(std::begin(kModes), std::end(kModes));
+  std::vector<Fp8Case> cases;
+  for (const SpaceShape& sp : shape_space())
+    if (sp.type == "bf16" && sp.layout == "NT" && (sp.cls == "decode" || sp.cls == "forward" || sp.cls == "random"))
+      cases.push_back({{sp.m, sp.n, sp.k}, all, sp.cls});
+  return cases;
 }
 
 bool list_has(const std::string& list, const std::string& item) {
@@ -373,19 +387,26 @@ void register_fp8_benchmarks(const Options& opt) {
   if (!fp8_selected(opt)) return;
   std::vector<Fp8Case> cases;
   const std::vector<Shape> custom = parse_shapes(opt.shapes);
-  if (custom.empty()) cases = fp8_grid();
-  for (const Shape& s : custom) cases.push_back({s, {std::begin(kModes), std::end(kModes)}});
+  if (opt.fp8_space)
+    cases = fp8_space_cases();
+  else if (custom.empty())
+    cases = fp8_grid();
+  if (!opt.fp8_space)
+    for (const Shape& s : custom) cases.push_back({s, {std::begin(kModes), std::end(kModes)}, ""});
   const std::pair<std::string, OursFn> presets[] = {{gemm::preset::Tuned::name(), ours<gemm::preset::Tuned>},
                                                     {gemm::preset::Fp8::name(), ours<gemm::preset::Fp8>}};
+  const std::size_t n_presets = opt.fp8_space ? 1 : 2;  // (the space: Tuned, the default a user gets)
   for (const Fp8Case& c : cases)
     for (gemm::ScaleMode mode : c.modes)
-      for (const auto& [preset, fn] : presets) {
+      for (std::size_t p = 0; p < n_presets; ++p) {
+        const auto& [preset, fn] = presets[p];
         auto r = std::make_unique<Fp8Record>();
         r->name = std::string("gemm/fp8_") + gemm::to_string(mode) + "/" + preset + "/NT/" + c.s.str();
         r->preset = preset;
         r->shape = c.s;
         r->mode = mode;
         r->fn = fn;
+        r->cls = c.cls;
         Fp8Record* rp = r.get();
         fp8_records().push_back(std::move(r));
         benchmark::RegisterBenchmark(rp->name.c_str(),
@@ -404,6 +425,39 @@ void register_fp8_benchmarks(const Options& opt) {
                                                  : std::to_string(opt.fp8_promote) +
                                                        " k per promoted sum (block rows: 128); cuBLASLt promoted");
 }
+
+namespace {
+
+// --gemm_fp8_space's summary: per scale mode and class (and over all classes), the geometric mean of
+// ours / cuBLASLt and the worst call, over the calls cuBLASLt ran; the calls it refused are counted.
+void print_fp8_space_summary(const std::vector<const Fp8Record*>& rows) {
+  std::printf("## FP8 over the shape space's forward-form calls: Tuned / cuBLASLt in the same scale mode\n\n");
+  std::printf("| scales | class | calls | geometric mean | worst | worst call | cuBLASLt refused |\n");
+  std::printf("|---|---|---:|---:|---:|---|---:|\n");
+  for (gemm::ScaleMode mode : kModes)
+    for (const char* cls : {"decode", "forward", "random", "all"}) {
+      std::vector<double> ratios;
+      double worst = std::nan("");
+      std::string worst_call;
+      int refused = 0;
+      for (const Fp8Record* r : rows) {
+        if (r->mode != mode || (std::string(cls) != "all" && r->cls != cls)) continue;
+        if (std::isnan(r->pct)) {
+          ++refused;
+          continue;
+        }
+        ratios.push_back(r->pct / 100.0);
+        if (std::isnan(worst) || r->pct / 100.0 < worst) worst = r->pct / 100.0, worst_call = r->shape.str();
+      }
+      if (ratios.empty() && refused == 0) continue;
+      std::printf("| %s | %s | %zu | %s | %s | %s | %d |\n", gemm::to_string(mode), cls, ratios.size(),
+                  ratios.empty() ? "-" : fmt("%.3f", geomean(ratios)).c_str(),
+                  ratios.empty() ? "-" : fmt("%.3f", worst).c_str(), worst_call.c_str(), refused);
+    }
+  std::printf("\n");
+}
+
+}  // namespace
 
 void print_fp8_summary(const Options& opt) {
   std::vector<const Fp8Record*> rows;
@@ -431,6 +485,7 @@ void print_fp8_summary(const Options& opt) {
                 r->preset.c_str(), ours.c_str(), theirs.c_str(), pct.c_str(), diff.c_str(), note.c_str());
   }
   std::printf("\n");
+  if (opt.fp8_space) print_fp8_space_summary(rows);
   std::fflush(stdout);
 }
 

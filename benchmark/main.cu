@@ -65,6 +65,10 @@ void print_usage() {
       "                         rows always 128); 0 also gives cuBLASLt its fast accumulation\n"
       "  --gemm_fp8_out=e4m3    the FP8 rows store e4m3 C with a D scale and amax (ours; cuBLASLt\n"
       "                         keeps its bf16 D): what quantizing the output costs\n"
+      "  --gemm_fp8_space       the FP8 rows (Tuned, every scale mode) over the shape space's\n"
+      "                         forward-form calls (decode, forward, the random shapes' NT form)\n"
+      "                         instead of the grid; ends with each mode's and class's geometric\n"
+      "                         mean and worst ratio to cuBLASLt (pair with --gemm_types=fp8)\n"
       "  --gemm_repetitions=N   repetitions per benchmark; the median is reported (default 7)\n"
       "  --gemm_batch_ms=X      minimum length of one timed batch of launches (default 2)\n"
       "  --gemm_flow            only the whole-flow table (1024^3 fp32, host to host: serial\n"
@@ -169,6 +173,8 @@ int main(int argc, char** argv) {
         return 2;
       }
       opt.fp8_out_e4m3 = std::strcmp(v, "e4m3") == 0;
+    } else if (!std::strcmp(a, "--gemm_fp8_space")) {
+      opt.fp8_space = true;
     } else if ((v = value_of(a, "--gemm_fp8_promote"))) {
       opt.fp8_promote = std::strcmp(v, "0") == 0 ? 0 : to_int(v, "--gemm_fp8_promote");
     } else if (!std::strcmp(a, "--gemm_release_scratch")) {
