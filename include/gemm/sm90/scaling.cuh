@@ -268,6 +268,9 @@ struct OutputScales {
   static constexpr int kFloats = Shape::BN + Shape::kWgRows;  // (a warpgroup's slot)
   static_assert(!kStaged || Shape::kOutputScaleBytes == 4 * kFloats * Shape::kConsumers,
                 "OutputScales: a slot per math warpgroup of its tile's columns and its rows (BlockShape::kOutputScaleBytes).");
+  static_assert(Shape::kOutputScalesFit,
+                "OutputScales: the FP8 output scales' slots cost this block shape a stage; give them room elsewhere "
+                "or leave the shape without them (BlockShape::kOutputScaleBytes).");
 
   // The calling thread's warpgroup's slot: the BN columns' scales of B, then its kWgRows rows' of A.
   // (Found from the stages when needed: a pointer kept across the mainloop took registers from it.)
