@@ -429,19 +429,24 @@ void register_fp8_benchmarks(const Options& opt) {
 namespace {
 
 // --gemm_fp8_space's summary: per scale mode and class (and over all classes), the geometric mean of
-// ours / cuBLASLt and the worst call, over the calls cuBLASLt ran; the calls it refused are counted.
+// ours / cuBLASLt and the worst call, over the calls both ran; the calls cuBLASLt refused and those
+// that failed here are counted apart.
 void print_fp8_space_summary(const std::vector<const Fp8Record*>& rows) {
   std::printf("## FP8 over the shape space's forward-form calls: Tuned / cuBLASLt in the same scale mode\n\n");
-  std::printf("| scales | class | calls | geometric mean | worst | worst call | cuBLASLt refused |\n");
-  std::printf("|---|---|---:|---:|---:|---|---:|\n");
+  std::printf("| scales | class | calls | geometric mean | worst | worst call | cuBLASLt refused | failed here |\n");
+  std::printf("|---|---|---:|---:|---:|---|---:|---:|\n");
   for (gemm::ScaleMode mode : kModes)
     for (const char* cls : {"decode", "forward", "random", "all"}) {
       std::vector<double> ratios;
       double worst = std::nan("");
       std::string worst_call;
-      int refused = 0;
+      int refused = 0, failed = 0;
       for (const Fp8Record* r : rows) {
         if (r->mode != mode || (std::string(cls) != "all" && r->cls != cls)) continue;
+        if (!r->error.empty()) {
+          ++failed;
+          continue;
+        }
         if (std::isnan(r->pct)) {
           ++refused;
           continue;
@@ -449,10 +454,10 @@ void print_fp8_space_summary(const std::vector<const Fp8Record*>& rows) {
         ratios.push_back(r->pct / 100.0);
         if (std::isnan(worst) || r->pct / 100.0 < worst) worst = r->pct / 100.0, worst_call = r->shape.str();
       }
-      if (ratios.empty() && refused == 0) continue;
-      std::printf("| %s | %s | %zu | %s | %s | %s | %d |\n", gemm::to_string(mode), cls, ratios.size(),
+      if (ratios.empty() && refused == 0 && failed == 0) continue;
+      std::printf("| %s | %s | %zu | %s | %s | %s | %d | %d |\n", gemm::to_string(mode), cls, ratios.size(),
                   ratios.empty() ? "-" : fmt("%.3f", geomean(ratios)).c_str(),
-                  ratios.empty() ? "-" : fmt("%.3f", worst).c_str(), worst_call.c_str(), refused);
+                  ratios.empty() ? "-" : fmt("%.3f", worst).c_str(), worst_call.c_str(), refused, failed);
     }
   std::printf("\n");
 }
