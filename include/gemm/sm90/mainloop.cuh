@@ -64,8 +64,10 @@ struct BlockShape {
   // epilogue buffers, split-K's verdict word (and padding), the factor ring, the unit queue, padding
   // before the scale slots, the output scales, and slack to align the start to 1024 bytes.
   static constexpr int kBytesPerStage = kStageBytes + kScaleSlotBytes + 2 * 8;
-  static constexpr int kOnceBytes = kConsumers * kEpilogueBytes + 16 + kFactorBytes + kUnitQueueBytes +
-                                    (ScaleSlots || kOutputScaleBytes ? 16 : 0) + kOutputScaleBytes + 1024;
+  static constexpr int kOnceBytesWithoutOutputScales =
+      kConsumers * kEpilogueBytes + 16 + kFactorBytes + kUnitQueueBytes + (ScaleSlots ? 16 : 0) + 1024;
+  static constexpr int kOnceBytes =
+      kOnceBytesWithoutOutputScales + (kOutputScaleBytes && !ScaleSlots ? 16 : 0) + kOutputScaleBytes;
   // Stages_, or one fewer where the scale slots would not fit beside them in a block's 227 KB (the
   // 128x128 tiles' six stages of 32 KB leave about 2 KB, not 3.1).
   static constexpr int kStages = Stages_ * kBytesPerStage + kOnceBytes <= 227 * 1024 ? Stages_ : Stages_ - 1;
@@ -73,8 +75,7 @@ struct BlockShape {
   // Whether the FP8 output scales' slots leave the stages as asked (checked by OutputScales, where
   // they are used: a check here would instantiate the operand tiles of shapes that are only named).
   static constexpr bool kOutputScalesFit =
-      kOutputScaleBytes == 0 || kStages == Stages_ ||
-      Stages_ * kBytesPerStage + kOnceBytes - kOutputScaleBytes - (ScaleSlots ? 0 : 16) > 227 * 1024;
+      kOutputScaleBytes == 0 || kStages == Stages_ || Stages_ * kBytesPerStage + kOnceBytesWithoutOutputScales > 227 * 1024;
   static constexpr int kAccRegs = BN / 2;
   static_assert(!ScaleSlots || (is_fp8<In> && kConsumers == 2 && kMmaM == 1 && BN <= 128 && !PingPong),
                 "FP8 scale slots: promoted tiles of two math warpgroups, 64 x 128 or 64 x 64 each.");
