@@ -387,12 +387,12 @@ void register_fp8_benchmarks(const Options& opt) {
   if (!fp8_selected(opt)) return;
   std::vector<Fp8Case> cases;
   const std::vector<Shape> custom = parse_shapes(opt.shapes);
-  if (opt.fp8_space)
+  if (opt.fp8_space) {
     cases = fp8_space_cases();
-  else if (custom.empty())
-    cases = fp8_grid();
-  if (!opt.fp8_space)
+  } else {
+    if (custom.empty()) cases = fp8_grid();
     for (const Shape& s : custom) cases.push_back({s, {std::begin(kModes), std::end(kModes)}, ""});
+  }
   const std::pair<std::string, OursFn> presets[] = {{gemm::preset::Tuned::name(), ours<gemm::preset::Tuned>},
                                                     {gemm::preset::Fp8::name(), ours<gemm::preset::Fp8>}};
   const std::size_t n_presets = opt.fp8_space ? 1 : 2;  // (the space: Tuned, the default a user gets)
@@ -435,14 +435,16 @@ void print_fp8_space_summary(const std::vector<const Fp8Record*>& rows) {
   std::printf("## FP8 over the shape space's forward-form calls: Tuned / cuBLASLt in the same scale mode\n\n");
   std::printf("| scales | class | calls | geometric mean | worst | worst call | cuBLASLt refused | failed here |\n");
   std::printf("|---|---|---:|---:|---:|---|---:|---:|\n");
+  std::vector<std::string> classes = shape_classes();  // (those without FP8 rows print nothing)
+  classes.push_back("all");
   for (gemm::ScaleMode mode : kModes)
-    for (const char* cls : {"decode", "forward", "random", "all"}) {
+    for (const std::string& cls : classes) {
       std::vector<double> ratios;
       double worst = std::nan("");
       std::string worst_call;
       int refused = 0, failed = 0;
       for (const Fp8Record* r : rows) {
-        if (r->mode != mode || (std::string(cls) != "all" && r->cls != cls)) continue;
+        if (r->mode != mode || (cls != "all" && r->cls != cls)) continue;
         if (!r->error.empty()) {
           ++failed;
           continue;
@@ -455,7 +457,7 @@ void print_fp8_space_summary(const std::vector<const Fp8Record*>& rows) {
         if (std::isnan(worst) || r->pct / 100.0 < worst) worst = r->pct / 100.0, worst_call = r->shape.str();
       }
       if (ratios.empty() && refused == 0 && failed == 0) continue;
-      std::printf("| %s | %s | %zu | %s | %s | %s | %d | %d |\n", gemm::to_string(mode), cls, ratios.size(),
+      std::printf("| %s | %s | %zu | %s | %s | %s | %d | %d |\n", gemm::to_string(mode), cls.c_str(), ratios.size(),
                   ratios.empty() ? "-" : fmt("%.3f", geomean(ratios)).c_str(),
                   ratios.empty() ? "-" : fmt("%.3f", worst).c_str(), worst_call.c_str(), refused, failed);
     }
