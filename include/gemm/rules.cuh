@@ -91,6 +91,17 @@ struct HopperRules {
   // --fp8-turned measures these on another GPU.
   Rounds fp8_turned_tiles{1, 1};
   Rounds fp8_turned_wide_tiles{1, 2};
+  // FP8 with more tokens than one 64-row tile holds, up to decode_max_m: the decode tile takes two
+  // rows of them (the weight read twice, each by one math warpgroup that promotes alone, the tensor
+  // cores idle meanwhile); one row of 128x128 tiles instead where those reach fp8_two_row_medium_tiles
+  // rounds of the SMs, or, with block scales (a promotion every k block), where k is at least
+  // fp8_two_row_block_min_k. H200, e4m3 -> bf16, 12 weights (n 2304-57344, k 768-28672) at 72, 96
+  // and 128 tokens beside cuBLASLt in the same run, ours / cuBLASLt geometric mean (worst): tensor
+  // scales 0.982 (0.765) against 0.973 (0.715) on the decode tile alone, row 1.270 (0.977) against
+  // 1.248 (0.870), block 1.078 (0.802) against 0.954 (0.648); 128x28672x4096 block 0.96 against 0.68.
+  // (Half a round picks the same calls there: none of those weights lies between 64 and 112 tiles.)
+  Rounds fp8_two_row_medium_tiles{3, 4};
+  int fp8_two_row_block_min_k = 7168;
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
   // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and
@@ -236,7 +247,8 @@ struct TuningRules {
            " rounds, and over the decode kernel's tokens above " + h.turned_few_above.describe() + " within " +
            h.turned_few_within.describe() + " rounds (FP8 with tensor or row scales: 64x16 at any rounds, 64x32 "
            "within " + h.fp8_turned_tiles.describe() + ", 64x64 within " + h.fp8_turned_wide_tiles.describe() +
-           "), 128x192 below " +
+           "; FP8 past one 64-row tile, 128x128 from " + h.fp8_two_row_medium_tiles.describe() +
+           " rounds or, block scales, from k " + std::to_string(h.fp8_two_row_block_min_k) + "), 128x192 below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +

@@ -440,7 +440,9 @@ std::vector<Case> small_cases() {
 // tiles, k split across blocks; with tensor and row scales turned around on 64x16 and 64x64 tiles),
 // 17 to 40 tokens on the turned 64x32 and 64x64 tiles (a ragged k, a padded and offset C, A 3 bytes
 // into its allocation and copied aligned first, a weight of a round and of half a round of 64-row
-// tiles on 132 SMs), and a k of 128 blocks (16384) split across blocks.
+// tiles on 132 SMs), and a k of 128 blocks (16384) split across blocks. C no wider than 64 columns
+// (a router: Tuned's 128x64 tiles, k split across blocks; ragged, a padded and offset C), and 65-128
+// tokens on one row of 128x128 tiles (a weight of 100 of them; block scales with k from 7168).
 std::vector<Case> large_cases() {
   const bool q = gemm_test::quick();
   const int decode_k = q ? 1024 : 4096;
@@ -453,7 +455,11 @@ std::vector<Case> large_cases() {
           Case{17, 8448, 256, 1.0, 0.0, 0, 0, 0, 3, 0, 0, true}.with_ops(Op::N, Op::T),
           Case{40, 4224, 640, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
           Case{64, 1024, decode_k, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::T, Op::T),
-          Case{256, 256, q ? 2048 : 16384, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T)};
+          Case{256, 256, q ? 2048 : 16384, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
+          Case{1000, 8, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
+          Case{333, 61, 1000, -0.5, 0.25, 0, 0, 5, 0, 0, 2}.with_ops(Op::N, Op::T),
+          Case{100, 12800, 256, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
+          Case{72, 256, 7168, 1.0, 0.5}.with_ops(Op::N, Op::T)};
 }
 
 // The small cases with the layouts taken in turn (each case one layout, every layout over the list).
@@ -622,11 +628,12 @@ TEMPLATE_TEST_CASE("FP8: results are bitwise the same from call to call, split k
   if (!fp8_runs_here()) return;
   const bool q = gemm_test::quick();
   // Decode-like rows (Tuned splits k across blocks and sums the slices), a ragged k in a transposed
-  // layout, and a long k.
+  // layout, a long k, and a C of 8 columns (Tuned's 128x64 tiles, k split).
   const Case cases[] = {Case{16, 1024, q ? 1024 : 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
                         Case{64, 2048, q ? 1024 : 8192, -0.5, 0.25}.with_ops(Op::N, Op::T),
                         Case{300, 200, 1000, 1.0, 1.0, 0, 0, 3}.with_ops(Op::T, Op::N),
-                        Case{256, 256, q ? 2048 : 16384, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T)};
+                        Case{256, 256, q ? 2048 : 16384, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T),
+                        Case{1000, 8, 4096, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}.with_ops(Op::N, Op::T)};
   cudaStream_t stream;
   CUDA_REQUIRE(cudaStreamCreate(&stream));
   for (ScaleMode mode : kModes)

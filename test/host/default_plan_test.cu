@@ -637,6 +637,52 @@ TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; un
   CHECK(plan_fp8(kH100, 64, 8192, 8192, gemm::Scales::tensor(nullptr, scale)).status == Status::NullPointerScale);
 }
 
+// FP8 past one 64-row tile, up to decode_max_m tokens: one row of 128x128 tiles where they reach
+// fp8_two_row_medium_tiles rounds of the SMs (3/4: 99 tiles on 132 SMs, 86 on 114), or with block
+// scales where k reaches fp8_two_row_block_min_k; else two rows of the decode kernel's 64x128 tiles.
+// C no wider than 64 columns (a router): 128x64 tiles in every scale mode, whatever m.
+TEST_CASE("the default plan for FP8: two rows of tokens, and C no wider than a 128x64 tile", "[host][plan][fp8]") {
+  using E4M3 = __nv_fp8_e4m3;
+  const gemm::HopperRules& h = gemm::rules_for(90).hopper;
+  const gemm::Target kH100Pcie{90, 114, 227 * 1024};
+  const float* scale = ptr<float>();
+  const gemm::Scales tensor = gemm::Scales::tensor(scale, scale);
+  const gemm::Scales rows = gemm::Scales::rowwise(scale, 1LL << 30, scale, 1LL << 30);
+  const gemm::Scales block = gemm::Scales::block(scale, 1LL << 30, scale, 1LL << 30);
+  const auto tile = [&](const gemm::Target& t, int m, int n, int k, const gemm::Scales& s) -> std::string {
+    const gemm::Plan p = gemm::plan<E4M3, gemm::preset::Tuned>(Op::N, Op::T, m, n, k, 1.0f, ptr<E4M3>(), k, ptr<E4M3>(),
+                                                               k, 0.0f, ptr<bf16>(), n, s, &t);
+    REQUIRE(p.status == Status::Success);
+    for (const char* shape : {"BlockTile<64,128>", "BlockTile<128,128>", "BlockTile<128,64>"})
+      if (has(p.composition, shape)) return shape;
+    return p.composition;
+  };
+  for (const gemm::Scales& s : {tensor, rows, block}) {
+    for (const int m : {h.turned_wide_max_m + 1, 100, h.decode_max_m}) {
+      CHECK(tile(kH100, m, 99 * 128, 4096, s) == "BlockTile<128,128>");
+      CHECK(tile(kH100, m, 98 * 128, 4096, s) == "BlockTile<64,128>");
+      CHECK(tile(kH100Pcie, m, 86 * 128, 4096, s) == "BlockTile<128,128>");
+      CHECK(tile(kH100Pcie, m, 85 * 128, 4096, s) == "BlockTile<64,128>");
+    }
+    CHECK(tile(kH100, 64, 224 * 128, 4096, s) == "BlockTile<64,128>");  // one row of decode tiles
+    CHECK(tile(kH100, h.decode_max_m + 1, 224 * 128, 4096, s) == "BlockTile<128,128>");
+    // Narrow C.
+    for (const int m : {h.decode_max_m + 1, 512, 4096, 16384}) {
+      CHECK(tile(kH100, m, 8, 4096, s) == "BlockTile<128,64>");
+      CHECK(tile(kH100, m, 64, 7168, s) == "BlockTile<128,64>");
+    }
+    CHECK(tile(kH100, 4096, 65, 7168, s) == "BlockTile<128,128>");
+  }
+  // Block scales: k from fp8_two_row_block_min_k takes the 128x128 tiles at any width.
+  CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k, block) == "BlockTile<128,128>");
+  CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k - 128, block) == "BlockTile<64,128>");
+  CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k, tensor) == "BlockTile<64,128>");
+  CHECK(has(gemm::plan<E4M3, gemm::preset::Tuned>(Op::N, Op::T, 4096, 8, 4096, 1.0f, ptr<E4M3>(), 4096, ptr<E4M3>(),
+                                                  4096, 0.0f, ptr<bf16>(), 8, tensor, &kH100)
+                .reason,
+            "C no wider than a 128x64 tile"));
+}
+
 // FP8 decode with tensor or row scales (or none), A row-major and B stored n x k: turned around on 64x16
 // tiles up to turned_narrow_max_m tokens, on 64x32 up to turned_max_m where the weight's 64-row tiles
 // take at most fp8_turned_tiles rounds (one), on 64x64 from turned_wide_min_m to turned_wide_max_m
