@@ -145,6 +145,15 @@ struct Tuned : Named<Tuned> {
   // sm90::StoreChunkFor).
   using HopperNarrow = HopperTile<96, 6>;
   using HopperSmall = HopperTile<64, 8, HopperSplitK<16, 4, 4>>;
+  // FP8's 128x64 tiles: the same, but whole below 32 k blocks (k < 4096: a 128-deep FP8 k block is
+  // twice a 16-bit one's depth, and these calls last a few microseconds, of which the split's second
+  // kernel takes two or three). H200, e4m3 -> bf16, C of 8, 16 and 64 columns, m 512-4096, k
+  // 1024-14336 (55 calls in every scale mode, beside cuBLASLt, the split at every k in the same run):
+  // at k < 4096 1.09x its speed (k = 1024 1.04x, 2048 1.28x, 3072 1.07x, the slowest call 0.78x);
+  // ours / cuBLASLt over all 55, tensor 1.05 against 1.01, row 1.71 against 1.61, block 1.42 against
+  // 1.40. Whole from 4096 on: 0.3-0.8x. (The partial tiles added by each tile's last block instead of
+  // the second kernel: 0.83x with tensor scales.)
+  using HopperSmallFp8 = HopperTile<64, 8, HopperSplitK<16, 4, 4, 0, 0, 4, 32>>;
   // m <= 128 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
   // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
   // to keep B in flight, and k split across blocks where the tiles fill at most a quarter of the SMs
@@ -305,16 +314,16 @@ struct Tuned : Named<Tuned> {
            "the tiles above up to turned_narrow_max_m tokens, to turned_max_m within fp8_turned_tiles rounds and from "
            "turned_wide_min_m to turned_wide_max_m within fp8_turned_wide_tiles rounds; m <= decode_max_m {" +
            HopperDecode::parts() + "} (past one 64-row tile 128x128 from fp8_two_row_medium_tiles rounds, or block "
-           "scales from k fp8_two_row_block_min_k); n <= 64 128x64; 128x128 tiles where "
+           "scales from k fp8_two_row_block_min_k); n <= 64 128x64 (below); 128x128 tiles where "
            "they fill medium_tiles rounds or split k {" + HopperMedium::parts() + "}, else 128x64 {" +
-           HopperSmall::parts() + "}; the thresholds named in the reasons are gemm::rules_for(arch)'s";
+           HopperSmallFp8::parts() + "}; the thresholds named in the reasons are gemm::rules_for(arch)'s";
   }
   template <class T>
   static int smem_bytes() {
     if constexpr (sizeof(T) == 8)
       return std::max({Double::smem_bytes<T>(), DoubleMma::smem_bytes<T>(), DoubleMmaSmall::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 1)
-      return std::max({HopperMedium::smem_bytes<T>(), HopperSmall::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
+      return std::max({HopperMedium::smem_bytes<T>(), HopperSmallFp8::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
                        HopperTurnedNarrow::smem_bytes<T>(), HopperTurned::smem_bytes<T>(),
                        HopperTurnedWide::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
@@ -883,10 +892,10 @@ struct Tuned : Named<Tuned> {
       // and 64, k 1024-14336) beside cuBLASLt: 1.17x the speed of 128x128 tiles in every scale mode
       // (geometric mean; the slowest call 0.98x), ours / cuBLASLt tensor 1.04 against 0.89, row 1.69
       // against 1.44, block 1.43 against 1.22. (At n = 96 it reads A twice: no rule there.)
-      if (args.n <= HopperSmall::Tile::BN)
-        return visit(Pick<HopperSmall, T>{}, "fp8, sm_90, C no wider than a 128x64 tile: persistent wgmma kernel, "
-                                             "128x64 tiles, promoted accumulators, k split where they fill at most "
-                                             "a quarter of the SMs");
+      if (args.n <= HopperSmallFp8::Tile::BN)
+        return visit(Pick<HopperSmallFp8, T>{}, "fp8, sm_90, C no wider than a 128x64 tile: persistent wgmma "
+                                                "kernel, 128x64 tiles, promoted accumulators, k split where they "
+                                                "fill at most a quarter of the SMs and k has 32 blocks or more");
     }
     if (Args::kBatching != Batch::None || r.medium_tiles.reached(tiles(128), dev.sms) ||
         medium_cut(args, dev).splits > 1 ||
@@ -894,8 +903,9 @@ struct Tuned : Named<Tuned> {
       return visit(Pick<HopperMedium, T>{}, "fp8, sm_90, 128x128 tiles fill medium_tiles rounds of the SMs, split k, "
                                             "or take fewer rounds than 128x64 ones (small_vs_medium_rounds), or a "
                                             "batch: persistent wgmma kernel, 128x128 tiles, promoted accumulators");
-    return visit(Pick<HopperSmall, T>{}, "fp8, sm_90, fewer 128x128 tiles than medium_tiles rounds: persistent wgmma "
-                                         "kernel, 128x64 tiles, promoted accumulators");
+    return visit(Pick<HopperSmallFp8, T>{}, "fp8, sm_90, fewer 128x128 tiles than medium_tiles rounds: persistent "
+                                            "wgmma kernel, 128x64 tiles, promoted accumulators, k split as for a "
+                                            "narrow C");
   }
 
   // FP8 decode turned around (C^T = B A^T) on the 16-bit calls' turned tiles: tensor or row scales

@@ -673,6 +673,20 @@ TEST_CASE("the default plan for FP8: two rows of tokens, and C no wider than a 1
     }
     CHECK(tile(kH100, 4096, 65, 7168, s) == "BlockTile<128,128>");
   }
+  // FP8's 128x64 tiles stay whole below 32 k blocks (k < 4096), where 16-bit ones split: 4096 x 8 has
+  // 32 tiles, a quarter of 132 SMs, so 4 slices from k = 4096.
+  const auto workspace = [&](int m, int n, int k) {
+    return gemm::plan<E4M3, gemm::preset::Tuned>(Op::N, Op::T, m, n, k, 1.0f, ptr<E4M3>(), k, ptr<E4M3>(), k, 0.0f,
+                                                 ptr<bf16>(), n, tensor, &kH100)
+        .workspace_bytes;
+  };
+  CHECK(workspace(4096, 8, 2048) == 0);
+  CHECK(workspace(4096, 8, 31 * 128) == 0);
+  CHECK(workspace(4096, 8, 4096) == 32ull * 4 * 128 * 64 * 4 + 256);
+  using SmallFp8Split = gemm::preset::Tuned::HopperSmallFp8::KSplit;
+  CHECK(SmallFp8Split::slices(32, 31, 132) == 1);
+  CHECK(SmallFp8Split::slices(32, 32, 132) == 4);
+  CHECK(gemm::HopperSplitK<16, 4, 4>::slices(32, 16, 132) == 4);  // (the 16-bit tiles' split, for contrast)
   // Block scales: k from fp8_two_row_block_min_k takes the 128x128 tiles at any width.
   CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k, block) == "BlockTile<128,128>");
   CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k - 128, block) == "BlockTile<64,128>");

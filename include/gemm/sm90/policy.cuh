@@ -162,6 +162,9 @@ struct HopperKSlices {
 // 96 x 4096 x 14336 0.97 against 0.86, 33-64 x 8192 x 28672 (224) 1.05-1.06 against 1.02-1.07; but
 // 64 x 8192 x 8192 (64) 0.92 against 1.01, 64 x 6144 x 4096 (48 tiles, 32) 0.84 against 0.92.
 //
+// MinSplitBlocks > 0: a tile of fewer k blocks runs whole, however few the tiles (a short k whose
+// fixup, a second kernel from SeparateFrom slices, costs more than its slices save).
+//
 // SeparateFrom: the slice count from which split_k_fixup_kernel adds the partial tiles
 // (kSeparateFrom; the tail split's from 4 whatever it is). H200, bf16, 128x128 tiles, the same
 // slices added either way, beside cuBLAS in the same run: 3 slices, 768 x 768 x 8192 TN 0.80 of
@@ -170,7 +173,7 @@ struct HopperKSlices {
 // both; 2 slices, 256 x 1024 x 4096 NN 1.07 against 0.92, 1024 x 1024 x 8192 NT 0.87 against 0.82,
 // at k = 16384 to 65536 within 1% (four shapes; design/hopper.md has the runs).
 template <int MaxSlices, int FillDen = 2, int MinBlocks = 16, int TailMinBlocks = 0, int HalfMinBlocks = 0,
-          int SeparateFrom = 4>
+          int SeparateFrom = 4, int MinSplitBlocks = 0>
 struct HopperSplitK {
   static_assert(MaxSlices >= 2, "HopperSplitK: at least 2 slices (NoSplitK for none).");
   static_assert(FillDen >= 2 && MinBlocks >= 1 && TailMinBlocks >= 0,
@@ -182,11 +185,13 @@ struct HopperSplitK {
   static constexpr int kMaxSlices = MaxSlices;
   static constexpr int kMinBlocks = MinBlocks;
   static_assert(SeparateFrom >= 2, "HopperSplitK: SeparateFrom counts slices (2: every split call's fixup separate).");
+  static_assert(MinSplitBlocks >= 0, "HopperSplitK: MinSplitBlocks counts k blocks (0: any k may split).");
   static std::string describe() {
     constexpr int d = detail::kNoDefault;
     return detail::templated_with_defaults("HopperSplitK",
-                                           {MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks, SeparateFrom},
-                                           {d, d, d, 0, 0, 4});
+                                           {MaxSlices, FillDen, MinBlocks, TailMinBlocks, HalfMinBlocks, SeparateFrom,
+                                            MinSplitBlocks},
+                                           {d, d, d, 0, 0, 4, 0});
   }
 
   // A slice's cost beyond its k blocks, in k blocks: its pipeline's fill and the partial tile's
@@ -213,10 +218,10 @@ struct HopperSplitK {
 
   // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the most that keep every
   // slice in one round of the SMs; 1 where the tiles fill more than 1 / FillDen of them (half of
-  // them with slices of HalfMinBlocks), or where a slice and its fixup would take as long as the
-  // whole k.
+  // them with slices of HalfMinBlocks), where a slice and its fixup would take as long as the whole
+  // k, or where k has fewer than MinSplitBlocks blocks.
   static int slices(long long tiles, int k_blocks, int sms) {
-    if (tiles <= 0) return 1;
+    if (tiles <= 0 || k_blocks < MinSplitBlocks) return 1;
     if (FillDen * tiles <= sms) return fitting(tiles, k_blocks, sms, MinBlocks, kMaxSlices);
     if (HalfMinBlocks > 0 && 2 * tiles <= sms) return fitting(tiles, k_blocks, sms, HalfMinBlocks, kMaxSlices);
     return 1;
@@ -227,7 +232,7 @@ struct HopperSplitK {
     if (const int s = slices(tiles, k_blocks, sms); s > 1) return {s, 0};
     if constexpr (TailMinBlocks > 0) {
       const long long whole = tiles / sms * sms, tail = tiles - whole;
-      if (whole > 0 && tail > 0 && 2 * tail <= sms) {
+      if (whole > 0 && tail > 0 && 2 * tail <= sms && k_blocks >= MinSplitBlocks) {
         const int s = fitting(tail, k_blocks, sms, TailMinBlocks, kTailMaxSlices);
         if (s > 1 && tail_round_blocks(k_blocks, s) < k_blocks) return {s, whole};
       }
