@@ -5,7 +5,7 @@
 // against the fastest ("regret"). bf16 on the Hopper compositions (sm_90), strict fp32 on the
 // CUDA-core ones; row-major A, B and C. Usage:
 //   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small |
-//              --narrow | --few-rows | --short-k | --fp8-turned] [--shape MxNxK ...]
+//              --narrow | --few-rows | --short-k | --fp8-turned | --fp8-two-rows] [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
 // them as the table's fields (rules.cuh): 128x256, 128x192 and 128x128 with B row-major, 128x96
 // against 128x128 with B stored transposed (the only layout 128x96 runs in).
@@ -38,6 +38,11 @@
 // an eighth of a round to three rounds of 64-row tiles, calls rotating through copies of the weight
 // (read from HBM): the speed-ups by token band and rounds, and the HopperRules fields they give
 // (fp8_turned_tiles, fp8_turned_wide_tiles).
+// --fp8-two-rows: FP8 calls of 65-128 tokens (e4m3 -> bf16, A row-major, B stored n x k, weights read
+// from HBM) on decode's 64x128 tiles (two rows of them) against one row of 128x128 tiles, with tensor
+// and with block scales, over weights of a quarter of a round to two rounds of 128x128 tiles and k
+// from 2048 to 14336: the HopperRules fields they give (fp8_two_row_medium_tiles,
+// fp8_two_row_block_min_k).
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -267,6 +272,60 @@ std::string fit(const cudaDeviceProp& prop, int reps) {
   return buf;
 }
 
+// The operands of the FP8 modes' calls for up to max_m tokens against a weight of n x k: copies of
+// the weight that together pass L2 (each call reads its weight from HBM), A and C.
+struct Fp8Buffers {
+  std::vector<__nv_fp8_e4m3*> Bs;
+  __nv_fp8_e4m3* A = nullptr;
+  bf16* C = nullptr;
+  Fp8Buffers(int max_m, int n, int k, unsigned seed) {
+    const size_t b_bytes = size_t(n) * k;
+    const size_t copies = std::max<size_t>(1, std::min<size_t>(64, (size_t(256) << 20) / b_bytes));
+    for (size_t c = 0; c < copies; ++c) Bs.push_back(random_buffer<__nv_fp8_e4m3>(b_bytes, seed + 1 + unsigned(c)));
+    A = random_buffer<__nv_fp8_e4m3>(size_t(max_m) * k, seed);
+    CHECK_CUDA(cudaMalloc(&C, size_t(max_m) * n * sizeof(bf16)));
+  }
+  ~Fp8Buffers() {
+    for (__nv_fp8_e4m3* b : Bs) cudaFree(b);
+    cudaFree(A), cudaFree(C);
+  }
+};
+
+// FP8 calls of the audit's modes (e4m3 -> bf16, A row-major m x k, B stored n x k): one call on
+// `Policy` through the library's scaled entry, B rotating through `copies` (each read from HBM).
+struct Fp8Calls {
+  int m, n, k;
+  const __nv_fp8_e4m3* A;
+  const std::vector<__nv_fp8_e4m3*>& Bs;
+  bf16* C;
+  gemm::Scales scales;
+  int reps;
+  // The time of a call on Policy (ms; infinite where it fails), and in `first` its result from copy 0.
+  template <class Policy>
+  double timed(std::vector<bf16>& first) const {
+    size_t turn = 0;
+    const auto call = [&] {
+      return gemm::detail::run_scaled<__nv_fp8_e4m3, Policy, gemm::detail::Ops<gemm::Op::N, gemm::Op::T>, bf16>(
+          {m, n, k, 1.f, A, k, Bs[turn++ % Bs.size()], k, 0.f, C, n, gemm::Op::N, gemm::Op::T}, scales, cudaStream_t{});
+    };
+    first.assign(size_t(m) * n, bf16{});
+    if (call() != gemm::Status::Success) return static_cast<double>(INFINITY);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaMemcpy(first.data(), C, first.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
+    return ms_per_call(call, reps);
+  }
+};
+
+// Whether two results agree within 1% of the first's largest magnitude.
+bool results_agree(const std::vector<bf16>& r, const std::vector<bf16>& c) {
+  double scale_of_r = 0, diff = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    scale_of_r = std::max(scale_of_r, std::fabs(double(static_cast<float>(r[i]))));
+    diff = std::max(diff, std::fabs(double(static_cast<float>(r[i])) - double(static_cast<float>(c[i]))));
+  }
+  return diff <= 1e-2 * scale_of_r;
+}
+
 // --fp8-turned. A band's turned tile pays up to R rounds of the weight's 64-row tiles where the calls
 // of at most R rounds run at least 1.02 times the decode tile's speed (geometric mean) and none below
 // 0.95; R the largest of a half, one, two and three rounds that does (a quarter: none).
@@ -290,7 +349,6 @@ struct TurnedBand {
 };
 
 std::string fp8_turned(const cudaDeviceProp& prop, int reps) {
-  using E4M3 = __nv_fp8_e4m3;
   const int sms = prop.multiProcessorCount;
   TurnedBand bands[] = {{"64x16, 1-16 tokens", 1, 16, {}}, {"64x32, 17-32 tokens", 17, 32, {}},
                         {"64x64, 40-64 tokens", 40, 64, {}}};
@@ -305,41 +363,15 @@ std::string fp8_turned(const cudaDeviceProp& prop, int reps) {
   for (const double rounds : {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0})
     for (const int k : {2048, 8192}) {
       const int n = static_cast<int>(64 * sms * rounds);
-      const size_t b_bytes = size_t(n) * k;
-      const size_t copies = std::max<size_t>(1, std::min<size_t>(64, (size_t(256) << 20) / b_bytes));
-      std::vector<E4M3*> Bs;
-      for (size_t c = 0; c < copies; ++c) Bs.push_back(random_buffer<E4M3>(b_bytes, 31u + unsigned(c)));
-      E4M3* A = random_buffer<E4M3>(size_t(64) * k, 30u);
-      bf16* C = nullptr;
-      CHECK_CUDA(cudaMalloc(&C, size_t(64) * n * sizeof(bf16)));
+      const Fp8Buffers buf(64, n, k, 30u);
       for (const int m : {1, 8, 16, 24, 32, 40, 48, 64}) {
-        size_t turn = 0;
-        // The time of a call, and in `first` its result from copy 0 of the weight.
-        const auto timed = [&](auto tag, std::vector<bf16>& first) {
-          using Policy = typename decltype(tag)::type;
-          const auto call = [&] {
-            return gemm::detail::run_scaled<E4M3, Policy, gemm::detail::Ops<gemm::Op::N, gemm::Op::T>, bf16>(
-                {m, n, k, 1.f, A, k, Bs[turn++ % copies], k, 0.f, C, n, gemm::Op::N, gemm::Op::T}, scales,
-                cudaStream_t{});
-          };
-          turn = 0;
-          first.assign(size_t(m) * n, bf16{});
-          if (call() != gemm::Status::Success) return static_cast<double>(INFINITY);
-          CHECK_CUDA(cudaDeviceSynchronize());
-          CHECK_CUDA(cudaMemcpy(first.data(), C, first.size() * sizeof(bf16), cudaMemcpyDeviceToHost));
-          return ms_per_call(call, reps);
-        };
+        const Fp8Calls f{m, n, k, buf.A, buf.Bs, buf.C, scales, reps};
         std::vector<bf16> r, c;
-        const double t_decode = timed(std::common_type<Tuned::HopperDecode>{}, r);
-        const double t_turned = m <= 16   ? timed(std::common_type<Tuned::HopperTurnedNarrow>{}, c)
-                                : m <= 32 ? timed(std::common_type<Tuned::HopperTurned>{}, c)
-                                          : timed(std::common_type<Tuned::HopperTurnedWide>{}, c);
-        double scale_of_r = 0, diff = 0;
-        for (size_t i = 0; i < r.size(); ++i) {
-          scale_of_r = std::max(scale_of_r, std::fabs(double(static_cast<float>(r[i]))));
-          diff = std::max(diff, std::fabs(double(static_cast<float>(r[i])) - double(static_cast<float>(c[i]))));
-        }
-        const bool agree = diff <= 1e-2 * scale_of_r;
+        const double t_decode = f.timed<Tuned::HopperDecode>(r);
+        const double t_turned = m <= 16   ? f.timed<Tuned::HopperTurnedNarrow>(c)
+                                : m <= 32 ? f.timed<Tuned::HopperTurned>(c)
+                                          : f.timed<Tuned::HopperTurnedWide>(c);
+        const bool agree = results_agree(r, c);
         const double tile_rounds = double((n + 63) / 64) / sms;
         const double speed = agree ? t_decode / t_turned : 0;
         for (TurnedBand& b : bands)
@@ -350,8 +382,6 @@ std::string fp8_turned(const cudaDeviceProp& prop, int reps) {
         std::fputs(buf, stderr);
         md += buf;
       }
-      for (E4M3* b : Bs) cudaFree(b);
-      cudaFree(A), cudaFree(C);
     }
   cudaFree(scale);
   md += "\nThe turned tiles pay (geometric mean >= 1.02, none below 0.95) up to these rounds of the weight's "
@@ -363,6 +393,97 @@ std::string fp8_turned(const cudaDeviceProp& prop, int reps) {
   return md;
 }
 
+// --fp8-two-rows. 128x128 tiles pay from R rounds (tensor scales) where the calls of at least R
+// rounds run at least 1.02 times the decode tile's speed (geometric mean) and none below 0.95, R the
+// least of a quarter, half, three quarters, one and two rounds that does; with block scales, below
+// those rounds, from the least k whose calls do the same, and those of every longer k: over the
+// weights of at most a quarter of a round (fp8_two_row_block_min_k, within fp8_two_row_block_tiles
+// = {1, 4}), and over every weight below R (fp8_two_row_block_long_k).
+std::string fp8_two_rows(const cudaDeviceProp& prop, int reps) {
+  const int sms = prop.multiProcessorCount;
+  float* scales_buf = nullptr;
+  const size_t scale_floats = size_t(1) << 22;
+  CHECK_CUDA(cudaMalloc(&scales_buf, scale_floats * sizeof(float)));
+  {
+    std::vector<float> ones(scale_floats, 1.0f);
+    CHECK_CUDA(cudaMemcpy(scales_buf, ones.data(), ones.size() * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  const std::pair<int, int> fractions[] = {{1, 4}, {1, 2}, {3, 4}, {1, 1}, {2, 1}};
+  const int ks[] = {2048, 4096, 7168, 14336};
+  struct Timed {
+    bool block;
+    double rounds;
+    int k;
+    double speed;  // 128x128 tiles' speed over the decode tile's
+  };
+  std::vector<Timed> calls;
+  std::string md = std::string("FP8 at 65-128 tokens on ") + prop.name + " (" + std::to_string(sms) +
+                   " SMs), e4m3 -> bf16, NT, weights read from HBM; times in us.\n\n"
+                   "| scales | m x n x k | rounds of 128x128 | decode tile | 128x128 | 128x128 / decode speed |\n"
+                   "|---|---|---:|---:|---:|---:|\n";
+  for (const auto& [num, den] : fractions)
+    for (const int k : ks) {
+      const int n = 128 * sms * num / den;
+      const Fp8Buffers buf(128, n, k, 40u);
+      for (const bool block : {false, true})
+        for (const int m : {72, 96, 128}) {
+          const long long kb = (k + 127) / 128, nb = (n + 127) / 128;
+          const gemm::Scales sc = block ? gemm::Scales::block(scales_buf, kb * m, scales_buf, nb * kb)
+                                        : gemm::Scales::tensor(scales_buf, scales_buf);
+          const Fp8Calls f{m, n, k, buf.A, buf.Bs, buf.C, sc, reps};
+          std::vector<bf16> r, c;
+          const double t_decode = f.timed<Tuned::HopperDecode>(r);
+          const double t_medium = f.timed<Tuned::HopperMedium>(c);
+          const bool agree = results_agree(r, c);
+          const double rounds = double(num) / den;
+          const double speed = agree ? t_decode / t_medium : 0;
+          calls.push_back({block, rounds, k, speed});
+          char buf[200];
+          std::snprintf(buf, sizeof buf, "| %s | %dx%dx%d | %.2f | %.1f | %.1f | %.3f%s |\n", block ? "block" : "tensor", m,
+                        n, k, rounds, t_decode * 1e3, t_medium * 1e3, speed, agree ? "" : " (results differ)");
+          std::fputs(buf, stderr);
+          md += buf;
+        }
+    }
+  cudaFree(scales_buf);
+  const auto pays = [](const std::vector<double>& x) {
+    if (x.empty()) return false;
+    double log_sum = 0, worst = INFINITY;
+    for (double v : x) log_sum += std::log(v), worst = std::min(worst, v);
+    return std::exp(log_sum / x.size()) >= 1.02 && worst >= 0.95;
+  };
+  // Tensor scales: the least fraction from which every fraction's calls pay.
+  std::string tiles = "none";
+  double from = INFINITY;
+  for (auto it = std::rbegin(fractions); it != std::rend(fractions); ++it) {
+    const double r = double(it->first) / it->second;
+    std::vector<double> x;
+    for (const Timed& t : calls)
+      if (!t.block && t.rounds >= r - 1e-9) x.push_back(t.speed);
+    if (!pays(x)) break;
+    tiles = "{" + std::to_string(it->first) + ", " + std::to_string(it->second) + "}", from = r;
+  }
+  // Block scales below those rounds: the least k whose calls pay, and every longer k's, over the
+  // weights within `within` rounds.
+  const auto least_k = [&](double within) {
+    std::string k_paying = "none";
+    for (auto it = std::rbegin(ks); it != std::rend(ks); ++it) {
+      std::vector<double> x;
+      for (const Timed& t : calls)
+        if (t.block && t.rounds < from - 1e-9 && t.rounds <= within + 1e-9 && t.k == *it) x.push_back(t.speed);
+      if (!pays(x)) break;
+      k_paying = std::to_string(*it);
+    }
+    return k_paying;
+  };
+  md += "\nOne row of 128x128 tiles pays (geometric mean >= 1.02, none below 0.95) from these rounds of them "
+        "(tensor scales), and with block scales below those rounds from these k (weights within a quarter of a "
+        "round, and any), as HopperRules' fields:\n\n  Rounds fp8_two_row_medium_tiles" + tiles +
+        ";\n  Rounds fp8_two_row_block_tiles{1, 4};\n  int fp8_two_row_block_min_k = " + least_k(0.25) +
+        ";\n  int fp8_two_row_block_long_k = " + least_k(INFINITY) + ";\n\n";
+  return md;
+}
+
 }  // namespace audit
 
 int main(int argc, char** argv) {
@@ -371,7 +492,7 @@ int main(int argc, char** argv) {
   int reps = 11;
   std::vector<Shape> only;  // --shape MxNxK (repeatable): these instead of the grid
   bool bf16_only = false, fp32_only = false, splits = false, tail = false, fit_only = false, decode = false;
-  bool small = false, narrow = false, short_k = false, few_rows = false, fp8_turned_only = false;
+  bool small = false, narrow = false, short_k = false, few_rows = false, fp8_turned_only = false, fp8_two_rows_only = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
@@ -386,6 +507,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--short-k")) short_k = true;
     if (!std::strcmp(argv[i], "--few-rows")) few_rows = true;
     if (!std::strcmp(argv[i], "--fp8-turned")) fp8_turned_only = true;
+    if (!std::strcmp(argv[i], "--fp8-two-rows")) fp8_two_rows_only = true;
     Shape s{};
     if (!std::strcmp(argv[i], "--shape") && i + 1 < argc && std::sscanf(argv[++i], "%dx%dx%d", &s.m, &s.n, &s.k) == 3)
       only.push_back(s);
@@ -532,6 +654,8 @@ int main(int argc, char** argv) {
     md += fit(prop, reps);
   } else if (prop.major == 9 && fp8_turned_only) {
     md += fp8_turned(prop, reps);
+  } else if (prop.major == 9 && fp8_two_rows_only) {
+    md += fp8_two_rows(prop, reps);
   } else if (prop.major == 9 && splits) {
     using gemm::HopperFixedSplitK;
     using Whole = Tuned::HopperTile<128, 6>;
@@ -557,7 +681,7 @@ int main(int argc, char** argv) {
     md += bf.md;
   }
   if (!bf16_only && !splits && !tail && !fit_only && !decode && !small && !narrow && !short_k && !few_rows &&
-      !fp8_turned_only) {
+      !fp8_turned_only && !fp8_two_rows_only) {
     // Strict fp32: cuBLAS in pedantic mode, as the benchmarks compare.
     cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH);
     // (PackedRows<P>: P on copies of the operands with aligned rows, where the rows are not.)

@@ -95,13 +95,18 @@ struct HopperRules {
   // rows of them (the weight read twice, each by one math warpgroup that promotes alone, the tensor
   // cores idle meanwhile); one row of 128x128 tiles instead where those reach fp8_two_row_medium_tiles
   // rounds of the SMs, or, with block scales (a promotion every k block), where k is at least
-  // fp8_two_row_block_min_k. H200, e4m3 -> bf16, 12 weights (n 2304-57344, k 768-28672) at 72, 96
-  // and 128 tokens beside cuBLASLt in the same run, ours / cuBLASLt geometric mean (worst): tensor
-  // scales 0.982 (0.765) against 0.973 (0.715) on the decode tile alone, row 1.270 (0.977) against
-  // 1.248 (0.870), block 1.078 (0.802) against 0.954 (0.648); 128x28672x4096 block 0.96 against 0.68.
-  // (Half a round picks the same calls there: none of those weights lies between 64 and 112 tiles.)
+  // fp8_two_row_block_min_k and they are within fp8_two_row_block_tiles rounds (the decode tiles
+  // then fill at most half the SMs), or at any count from k = fp8_two_row_block_long_k. H200, e4m3 ->
+  // bf16, 12 weights (n 2304-57344, k 768-28672) at 72, 96 and 128 tokens beside cuBLASLt in the same
+  // run, ours / cuBLASLt geometric mean (worst): tensor scales 0.982 (0.765) against 0.973 (0.715) on
+  // the decode tile alone, row 1.270 (0.977) against 1.248 (0.870), block 1.086 (0.802) against 0.954
+  // (0.648), the faster of the two on every call; 128x28672x4096 block 0.96 against 0.68.
+  // tools/plan_audit.cu --fp8-two-rows measures the four fields on another GPU (H200: {3, 4}; 7168
+  // within {1, 4}: 1.19-1.25x at a quarter round, 0.82-0.94x at half a round; 14336 at any count).
   Rounds fp8_two_row_medium_tiles{3, 4};
+  Rounds fp8_two_row_block_tiles{1, 4};
   int fp8_two_row_block_min_k = 7168;
+  int fp8_two_row_block_long_k = 14336;
   // 128x192 tiles where they balance the rounds of the SMs better than every other width: a width's
   // cost is its rounds times its tile's work (in 128x128 tiles) over its speed (a 128x128 tile's
   // work per second on one SM = 1, measured on whole rounds by tools/plan_audit.cu --fit), and
@@ -248,7 +253,9 @@ struct TuningRules {
            h.turned_few_within.describe() + " rounds (FP8 with tensor or row scales: 64x16 at any rounds, 64x32 "
            "within " + h.fp8_turned_tiles.describe() + ", 64x64 within " + h.fp8_turned_wide_tiles.describe() +
            "; FP8 past one 64-row tile, 128x128 from " + h.fp8_two_row_medium_tiles.describe() +
-           " rounds or, block scales, from k " + std::to_string(h.fp8_two_row_block_min_k) + "), 128x192 below " +
+           " rounds or, block scales, from k " + std::to_string(h.fp8_two_row_block_min_k) + " within " +
+           h.fp8_two_row_block_tiles.describe() + " rounds and from k " + std::to_string(h.fp8_two_row_block_long_k) +
+           "), 128x192 below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
            detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +

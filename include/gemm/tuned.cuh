@@ -314,7 +314,8 @@ struct Tuned : Named<Tuned> {
            "the tiles above up to turned_narrow_max_m tokens, to turned_max_m within fp8_turned_tiles rounds and from "
            "turned_wide_min_m to turned_wide_max_m within fp8_turned_wide_tiles rounds; m <= decode_max_m {" +
            HopperDecode::parts() + "} (past one 64-row tile 128x128 from fp8_two_row_medium_tiles rounds, or block "
-           "scales from k fp8_two_row_block_min_k); n <= 64 128x64 (below); 128x128 tiles where "
+           "scales from k fp8_two_row_block_min_k within fp8_two_row_block_tiles rounds and from "
+           "fp8_two_row_block_long_k); n <= 64 128x64 (below); 128x128 tiles where "
            "they fill medium_tiles rounds or split k {" + HopperMedium::parts() + "}, else 128x64 {" +
            HopperSmallFp8::parts() + "}; the thresholds named in the reasons are gemm::rules_for(arch)'s";
   }
@@ -874,13 +875,17 @@ struct Tuned : Named<Tuned> {
       if (args.m <= r.decode_max_m) {
         bool block = false;
         if constexpr (detail::has_scales<Args>) block = detail::scales_of(args).mode == ScaleMode::Block;
-        if (args.m > HopperDecode::Tile::BM && (r.fp8_two_row_medium_tiles.reached(tiles(128), dev.sms) ||
-                                                (block && args.k >= r.fp8_two_row_block_min_k)))
+        const bool block_long = block && ((args.k >= r.fp8_two_row_block_min_k &&
+                                           r.fp8_two_row_block_tiles.within(tiles(128), dev.sms)) ||
+                                          args.k >= r.fp8_two_row_block_long_k);
+        if (args.m > HopperDecode::Tile::BM && (r.fp8_two_row_medium_tiles.reached(tiles(128), dev.sms) || block_long))
           return visit(Pick<HopperMedium, T>{}, "fp8, sm_90, more tokens than a 64-row tile holds, up to decode_max_m, "
                                                 "and 128x128 tiles reach fp8_two_row_medium_tiles rounds of the SMs "
-                                                "or, with block scales, k is at least fp8_two_row_block_min_k: "
-                                                "persistent wgmma kernel, one row of 128x128 tiles instead of two "
-                                                "of 64x128, promoted accumulators, k split where they fill few SMs");
+                                                "or, with block scales, k is at least fp8_two_row_block_min_k with "
+                                                "them within fp8_two_row_block_tiles rounds, or at least "
+                                                "fp8_two_row_block_long_k: persistent wgmma kernel, one row of "
+                                                "128x128 tiles instead of two of 64x128, promoted accumulators, k "
+                                                "split where they fill few SMs");
         return visit(Pick<HopperDecode, T>{}, "fp8, sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 "
                                               "tiles of one math warpgroup, promoted accumulators, k split across "
                                               "blocks where the tiles fill at most a quarter of the SMs (half, "

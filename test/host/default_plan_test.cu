@@ -639,7 +639,8 @@ TEST_CASE("the default plan for FP8: decode tiles split by rounds of the SMs; un
 
 // FP8 past one 64-row tile, up to decode_max_m tokens: one row of 128x128 tiles where they reach
 // fp8_two_row_medium_tiles rounds of the SMs (3/4: 99 tiles on 132 SMs, 86 on 114), or with block
-// scales where k reaches fp8_two_row_block_min_k; else two rows of the decode kernel's 64x128 tiles.
+// scales where k reaches fp8_two_row_block_min_k within fp8_two_row_block_tiles rounds or
+// fp8_two_row_block_long_k at any count; else two rows of the decode kernel's 64x128 tiles.
 // C no wider than 64 columns (a router): 128x64 tiles in every scale mode, whatever m.
 TEST_CASE("the default plan for FP8: two rows of tokens, and C no wider than a 128x64 tile", "[host][plan][fp8]") {
   using E4M3 = __nv_fp8_e4m3;
@@ -687,10 +688,17 @@ TEST_CASE("the default plan for FP8: two rows of tokens, and C no wider than a 1
   CHECK(SmallFp8Split::slices(32, 31, 132) == 1);
   CHECK(SmallFp8Split::slices(32, 32, 132) == 4);
   CHECK(gemm::HopperSplitK<16, 4, 4>::slices(32, 16, 132) == 4);  // (the 16-bit tiles' split, for contrast)
-  // Block scales: k from fp8_two_row_block_min_k takes the 128x128 tiles at any width.
+  // Block scales: k from fp8_two_row_block_min_k takes the 128x128 tiles within fp8_two_row_block_tiles
+  // rounds (a quarter: 33 tiles on 132 SMs, 28 on 114), at any count from fp8_two_row_block_long_k.
   CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k, block) == "BlockTile<128,128>");
+  CHECK(tile(kH100, 72, 33 * 128, h.fp8_two_row_block_min_k, block) == "BlockTile<128,128>");
+  CHECK(tile(kH100, 72, 34 * 128, h.fp8_two_row_block_min_k, block) == "BlockTile<64,128>");
+  CHECK(tile(kH100Pcie, 72, 29 * 128, h.fp8_two_row_block_min_k, block) == "BlockTile<64,128>");
   CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k - 128, block) == "BlockTile<64,128>");
+  CHECK(tile(kH100, 72, 66 * 128, h.fp8_two_row_block_long_k, block) == "BlockTile<128,128>");
+  CHECK(tile(kH100, 72, 66 * 128, h.fp8_two_row_block_long_k - 128, block) == "BlockTile<64,128>");
   CHECK(tile(kH100, 72, 2048, h.fp8_two_row_block_min_k, tensor) == "BlockTile<64,128>");
+  CHECK(tile(kH100, 72, 66 * 128, h.fp8_two_row_block_long_k, tensor) == "BlockTile<64,128>");
   CHECK(has(gemm::plan<E4M3, gemm::preset::Tuned>(Op::N, Op::T, 4096, 8, 4096, 1.0f, ptr<E4M3>(), 4096, ptr<E4M3>(),
                                                   4096, 0.0f, ptr<bf16>(), 8, tensor, &kH100)
                 .reason,
