@@ -852,7 +852,9 @@ struct Tuned : Named<Tuned> {
   // FP8 on Hopper. Its accumulators are promoted (three sets of them: sm90/scaling.cuh), so only
   // tiles whose math warpgroups own at most 64 x 128 serve it: decode's 64x128, 128x128 (two math
   // warpgroups, six 32 KB stages) and 128x64, chosen as for bf16 below 128x256 tiles, with
-  // HopperSplitK where the tiles fill few SMs. A call that never promotes (Scales::promote_every(0),
+  // HopperSplitK where the tiles fill few SMs; beyond bf16's rules, one row of 128x128 tiles for
+  // 65-128 tokens where decode's two rows would fall short, and 128x64 tiles for C no wider than
+  // them (both below). A call that never promotes (Scales::promote_every(0),
   // tensor or row scales) keeps one set, so it takes bf16's 128x256 tiles where they make a round of
   // the SMs (half the shared-memory reads per flop of 128x128).
   template <class T, class Args, class Visit>
@@ -893,7 +895,7 @@ struct Tuned : Named<Tuned> {
       }
       // C no wider than a 128x64 tile (a router's 8 experts): bound by reading A, so the tile that
       // computes fewest empty columns, with its own k split where it fills few SMs, not 128x128 tiles
-      // split in k (which compute 128 columns for 8). H200, e4m3 -> bf16, 36 calls (m 256-16384, n 8
+      // split in k (which compute 128 columns for 8). H200, e4m3 -> bf16, 36 calls (m 256-4096, n 8
       // and 64, k 1024-14336) beside cuBLASLt: 1.17x the speed of 128x128 tiles in every scale mode
       // (geometric mean; the slowest call 0.98x), ours / cuBLASLt tensor 1.04 against 0.89, row 1.69
       // against 1.44, block 1.43 against 1.22. (At n = 96 it reads A twice: no rule there.)
