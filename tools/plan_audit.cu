@@ -42,7 +42,7 @@
 // from HBM) on decode's 64x128 tiles (two rows of them) against one row of 128x128 tiles, with tensor
 // and with block scales, over weights of a quarter of a round to two rounds of 128x128 tiles and k
 // from 2048 to 14336: the HopperRules fields they give (fp8_two_row_medium_tiles,
-// fp8_two_row_block_min_k).
+// fp8_two_row_block_tiles, fp8_two_row_block_min_k, fp8_two_row_block_long_k).
 // Build: part of the CMake tree (target gemm_plan_audit), or
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude tools/plan_audit.cu -lcublas
 #include <algorithm>
@@ -316,6 +316,15 @@ struct Fp8Calls {
   }
 };
 
+// Whether a candidate pays over these calls (each its speed over the tile it would replace): a
+// geometric mean of at least 1.02 and none below 0.95 (the FP8 audit modes' test).
+bool pays(const std::vector<double>& speeds) {
+  if (speeds.empty()) return false;
+  double log_sum = 0, worst = INFINITY;
+  for (double v : speeds) log_sum += std::log(v), worst = std::min(worst, v);
+  return std::exp(log_sum / speeds.size()) >= 1.02 && worst >= 0.95;
+}
+
 // Whether two results agree within 1% of the first's largest magnitude.
 bool results_agree(const std::vector<bf16>& r, const std::vector<bf16>& c) {
   double scale_of_r = 0, diff = 0;
@@ -336,12 +345,11 @@ struct TurnedBand {
   std::string rounds_paying() const {
     std::string best = "none";
     for (const auto& [num, den] : std::vector<std::pair<int, int>>{{1, 2}, {1, 1}, {2, 1}, {3, 1}}) {
-      double log_sum = 0, worst = INFINITY;
-      int count = 0;
-      for (const auto& [r, x] : calls)
-        if (r * den <= num + 1e-9) log_sum += std::log(x), worst = std::min(worst, x), ++count;
-      if (count == 0) continue;
-      if (std::exp(log_sum / count) < 1.02 || worst < 0.95) break;
+      std::vector<double> x;
+      for (const auto& [r, speed] : calls)
+        if (r * den <= num + 1e-9) x.push_back(speed);
+      if (x.empty()) continue;
+      if (!pays(x)) break;
       best = "{" + std::to_string(num) + ", " + std::to_string(den) + "}";
     }
     return best;
@@ -363,9 +371,9 @@ std::string fp8_turned(const cudaDeviceProp& prop, int reps) {
   for (const double rounds : {0.125, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0})
     for (const int k : {2048, 8192}) {
       const int n = static_cast<int>(64 * sms * rounds);
-      const Fp8Buffers buf(64, n, k, 30u);
+      const Fp8Buffers ops(64, n, k, 30u);
       for (const int m : {1, 8, 16, 24, 32, 40, 48, 64}) {
-        const Fp8Calls f{m, n, k, buf.A, buf.Bs, buf.C, scales, reps};
+        const Fp8Calls f{m, n, k, ops.A, ops.Bs, ops.C, scales, reps};
         std::vector<bf16> r, c;
         const double t_decode = f.timed<Tuned::HopperDecode>(r);
         const double t_turned = m <= 16   ? f.timed<Tuned::HopperTurnedNarrow>(c)
@@ -424,13 +432,13 @@ std::string fp8_two_rows(const cudaDeviceProp& prop, int reps) {
   for (const auto& [num, den] : fractions)
     for (const int k : ks) {
       const int n = 128 * sms * num / den;
-      const Fp8Buffers buf(128, n, k, 40u);
+      const Fp8Buffers ops(128, n, k, 40u);
       for (const bool block : {false, true})
         for (const int m : {72, 96, 128}) {
           const long long kb = (k + 127) / 128, nb = (n + 127) / 128;
           const gemm::Scales sc = block ? gemm::Scales::block(scales_buf, kb * m, scales_buf, nb * kb)
                                         : gemm::Scales::tensor(scales_buf, scales_buf);
-          const Fp8Calls f{m, n, k, buf.A, buf.Bs, buf.C, sc, reps};
+          const Fp8Calls f{m, n, k, ops.A, ops.Bs, ops.C, sc, reps};
           std::vector<bf16> r, c;
           const double t_decode = f.timed<Tuned::HopperDecode>(r);
           const double t_medium = f.timed<Tuned::HopperMedium>(c);
@@ -446,12 +454,6 @@ std::string fp8_two_rows(const cudaDeviceProp& prop, int reps) {
         }
     }
   cudaFree(scales_buf);
-  const auto pays = [](const std::vector<double>& x) {
-    if (x.empty()) return false;
-    double log_sum = 0, worst = INFINITY;
-    for (double v : x) log_sum += std::log(v), worst = std::min(worst, v);
-    return std::exp(log_sum / x.size()) >= 1.02 && worst >= 0.95;
-  };
   // Tensor scales: the least fraction from which every fraction's calls pay.
   std::string tiles = "none";
   double from = INFINITY;

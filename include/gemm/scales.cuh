@@ -148,6 +148,15 @@ GemmArgs<In, Out> without_epilogue(const ScaledArgs<In, Out, Epi>& args) = delet
 template <class Args>
 inline constexpr bool has_scales = !std::is_same_v<std::decay_t<decltype(scales_of(std::declval<const Args&>()))>, NoScales>;
 
+// Whether a call carries FP8 block scales (a call without scales does not).
+template <class Args>
+inline bool block_scaled(const Args& args) {
+  if constexpr (has_scales<Args>)
+    return scales_of(args).mode == ScaleMode::Block;
+  else
+    return (void)args, false;
+}
+
 // The scales of an m x n x k call, before anything touches the device: both pointers present and
 // float-aligned, each buffer holding what the mode reads.
 inline Status validate_scales(const Scales& s, int m, int n, int k) {

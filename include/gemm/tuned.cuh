@@ -875,11 +875,10 @@ struct Tuned : Named<Tuned> {
       }
       if (Status s = turned_fp8<T>(args, dev, visit); !try_another(s)) return s;
       if (args.m <= r.decode_max_m) {
-        bool block = false;
-        if constexpr (detail::has_scales<Args>) block = detail::scales_of(args).mode == ScaleMode::Block;
-        const bool block_long = block && ((args.k >= r.fp8_two_row_block_min_k &&
-                                           r.fp8_two_row_block_tiles.within(tiles(128), dev.sms)) ||
-                                          args.k >= r.fp8_two_row_block_long_k);
+        const bool block_long =
+            detail::block_scaled(args) &&
+            ((args.k >= r.fp8_two_row_block_min_k && r.fp8_two_row_block_tiles.within(tiles(128), dev.sms)) ||
+             args.k >= r.fp8_two_row_block_long_k);
         if (args.m > HopperDecode::Tile::BM && (r.fp8_two_row_medium_tiles.reached(tiles(128), dev.sms) || block_long))
           return visit(Pick<HopperMedium, T>{}, "fp8, sm_90, more tokens than a 64-row tile holds, up to decode_max_m, "
                                                 "and 128x128 tiles reach fp8_two_row_medium_tiles rounds of the SMs "
@@ -922,9 +921,7 @@ struct Tuned : Named<Tuned> {
   template <class T, class Args, class Visit>
   static Status turned_fp8(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
-    if constexpr (detail::has_scales<Args>) {
-      if (detail::scales_of(args).mode == ScaleMode::Block) return Status::UnsupportedArchitecture;
-    }
+    if (detail::block_scaled(args)) return Status::UnsupportedArchitecture;
     if (args.op_a != Op::N || args.op_b != Op::T) return Status::UnsupportedArchitecture;
     const HopperRules& h = rules_for(dev.arch).hopper;
     const long long tiles = detail::ceil_div(args.n, 64);  // the weight's 64-row tiles

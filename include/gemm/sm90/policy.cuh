@@ -386,8 +386,8 @@ struct HopperPolicy {
   // anything, and again by launch (for compositions that launch this one without its check).
   template <class Args>
   static bool turns_block_scales(const Args& caller_args) {
-    if constexpr (Epilogue::kTurned && !detail::is_turned<Args> && detail::has_scales<Args>)
-      return detail::scales_of(caller_args).mode == ScaleMode::Block;
+    if constexpr (Epilogue::kTurned && !detail::is_turned<Args>)
+      return detail::block_scaled(caller_args);
     else
       return (void)caller_args, false;
   }
