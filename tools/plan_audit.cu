@@ -7,7 +7,7 @@
 //   plan_audit [--out table.md] [--reps N] [--bf16 | --fp32 | --splits | --tail | --fit | --decode | --small |
 //              --narrow | --few-rows | --short-k | --fp8-turned | --fp8-two-rows] [--shape MxNxK ...]
 // --fit: measures the speeds in gemm::HopperRules's tile-width cost model on this GPU and prints
-// them as the table's fields (rules.cuh): 128x256, 128x192 and 128x128 with B row-major, 128x96
+// them as the table's fields (rules.cuh): 128x256, 128x192, 192x128 and 128x128 with B row-major, 128x96
 // against 128x128 with B stored transposed (the only layout 128x96 runs in).
 // --splits: instead of Tuned's candidates, the Hopper kernel's k split into a fixed number of
 // slices per tile (HopperFixedSplitK), 128x128 and decode's 64x128 tiles, bf16: what
@@ -226,11 +226,12 @@ struct Audit {
 // of the SMs (8 rows of tiles by sms / 4 columns, two rounds; 2 x sms otherwise), k = 4096, bf16;
 // its speed is its work per second over 128x128's. Prints the HopperRules fields to paste.
 // op_b: T for the widths that run with B stored transposed only (128x96); row_scale: that many
-// times the rows of tiles (more rounds); k: the depth.
+// times the rows of tiles (more rounds); k: the depth; bm: the tile's rows (192x128: 192).
 template <class P>
-double fit_round_time(int bn, int sms, int reps, gemm::Op op_b = gemm::Op::N, int row_scale = 1, int k = 4096) {
+double fit_round_time(int bn, int sms, int reps, gemm::Op op_b = gemm::Op::N, int row_scale = 1, int k = 4096,
+                      int bm = 128) {
   const int tiles_m = (sms % 4 == 0 ? 8 : 2) * row_scale, tiles_n = sms % 4 == 0 ? sms / 4 : sms;
-  const int m = 128 * tiles_m, n = bn * tiles_n;
+  const int m = bm * tiles_m, n = bn * tiles_n;
   bf16* A = random_buffer<bf16>(size_t(m) * k, 21u);
   bf16* B = random_buffer<bf16>(size_t(k) * n, 22u);
   bf16* C = nullptr;
@@ -243,7 +244,7 @@ double fit_round_time(int bn, int sms, int reps, gemm::Op op_b = gemm::Op::N, in
   cudaFree(A), cudaFree(B), cudaFree(C);
   std::fprintf(stderr, "fit: %dx%dx%d %s on %s: %.1f us\n", m, n, k, op_b == gemm::Op::N ? "NN" : "NT",
                composition<P>().c_str(), ms * 1e3);
-  return ms / (double(bn) / 128) / row_scale / (k / 4096.0);  // per 128x128 x 4096 tile's worth of work
+  return ms / (double(bm) * bn / (128 * 128)) / row_scale / (k / 4096.0);  // per 128x128 x 4096 tile's work
 }
 
 std::string fit(const cudaDeviceProp& prop, int reps) {
@@ -251,6 +252,7 @@ std::string fit(const cudaDeviceProp& prop, int reps) {
   const double medium = fit_round_time<Tuned::HopperTile<128, 6>>(128, sms, reps);
   const double balanced = fit_round_time<Tuned::HopperBalanced>(192, sms, reps);
   const double wide = fit_round_time<Tuned::Hopper>(256, sms, reps);
+  const double tall = fit_round_time<Tuned::HopperBalancedTall>(128, sms, reps, gemm::Op::N, 1, 4096, 192);
   // 128x96 runs with B stored transposed only: its speed against 128x128's in that layout, over
   // operands larger than L2 (16 rounds, k = 8192: A 128 MB), which it re-reads a third more often.
   // On 2 rounds of small operands (k = 4096, the others' shape) it keeps up with 128x128 (0.98-1.00
@@ -261,14 +263,14 @@ std::string fit(const cudaDeviceProp& prop, int reps) {
   const double narrow2 = fit_round_time<Tuned::HopperNarrow>(96, sms, reps, gemm::Op::T);
   std::fprintf(stderr, "fit: 128x96 against 128x128 on 2 rounds, k = 4096: %.2f; on 16 rounds, k = 8192: %.2f\n",
                medium_nt2 / narrow2, medium_nt / narrow);
-  char buf[768];
+  char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "Fitted on %s (%d SMs), whole rounds of tiles, k = 4096, bf16 (time per 128x128 tile's work: "
-                "128x128 %.2f us, 128x192 %.2f, 128x256 %.2f; B stored transposed, 16 rounds, k = 8192: 128x128 "
-                "%.2f, 128x96 %.2f):\n\n  double speed_wide = %.2f;\n  double speed_balanced = %.2f;\n"
-                "  double speed_medium = 1.0;\n  double speed_narrow = %.2f;\n\n",
-                prop.name, sms, medium * 1e3, balanced * 1e3, wide * 1e3, medium_nt * 1e3, narrow * 1e3,
-                medium / wide, medium / balanced, medium_nt / narrow);
+                "128x128 %.2f us, 128x192 %.2f, 192x128 %.2f, 128x256 %.2f; B stored transposed, 16 rounds, k = "
+                "8192: 128x128 %.2f, 128x96 %.2f):\n\n  double speed_wide = %.2f;\n  double speed_balanced = %.2f;\n"
+                "  double speed_balanced_tall = %.2f;\n  double speed_medium = 1.0;\n  double speed_narrow = %.2f;\n\n",
+                prop.name, sms, medium * 1e3, balanced * 1e3, tall * 1e3, wide * 1e3, medium_nt * 1e3, narrow * 1e3,
+                medium / wide, medium / balanced, medium / tall, medium_nt / narrow);
   return buf;
 }
 
@@ -673,13 +675,15 @@ int main(int argc, char** argv) {
             Tuned::HopperDecodeTile<HopperFixedSplitK<4>>, Tuned::HopperDecodeTile<HopperFixedSplitK<8>>>(h);
     md += low.md;
   } else if (prop.major == 9 && tail) {
-    Audit<bf16> t{"bf16 tail split", {"128x256", "256x128", "128x192", "128x128 whole", "128x128 tail split"}, shapes,
-                  reps};
-    t.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperTile<128, 6>, Tuned::HopperMedium>(h);
+    Audit<bf16> t{"bf16 tail split",
+                  {"128x256", "256x128", "128x192", "192x128", "128x128 whole", "128x128 tail split"}, shapes, reps};
+    t.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperBalancedTall, Tuned::HopperTile<128, 6>,
+          Tuned::HopperMedium>(h);
     md += t.md;
   } else if (prop.major == 9 && !fp32_only) {
-    Audit<bf16> bf{"bf16", {"128x256", "256x128", "128x192", "128x128", "128x64"}, shapes, reps};
-    bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperMedium, Tuned::HopperSmall>(h);
+    Audit<bf16> bf{"bf16", {"128x256", "256x128", "128x192", "192x128", "128x128", "128x64"}, shapes, reps};
+    bf.run<Tuned::Hopper, Tuned::HopperTall, Tuned::HopperBalanced, Tuned::HopperBalancedTall, Tuned::HopperMedium,
+           Tuned::HopperSmall>(h);
     md += bf.md;
   }
   if (!bf16_only && !splits && !tail && !fit_only && !decode && !small && !narrow && !short_k && !few_rows &&

@@ -115,6 +115,10 @@ struct HopperRules {
   double speed_balanced = 1.03;  // 128x192
   double speed_medium = 1.0;     // 128x128
   double balanced_gain = 1.0;
+  // 192x128 tiles (three math warpgroups; 16-bit plain single products) by the same model, taken
+  // where they cost less than 128x192 and below balanced_gain times the others. tools/plan_audit.cu
+  // --fit on an H200, three runs: 0.93, 0.91, 0.90 (128x192 in the same runs 1.03, 1.03, 0.96).
+  double speed_balanced_tall = 0.91;
   // 128x96 tiles (16-bit single products without a fused epilogue, B stored transposed: K-major, so
   // the tile loads only its 96 rows) where their tiles fill medium_tiles rounds and cost less than
   // every other width whole (the same cost model). Over operands larger than L2, which they re-read
@@ -255,9 +259,10 @@ struct TuningRules {
            "; FP8 past one 64-row tile, 128x128 from " + h.fp8_two_row_medium_tiles.describe() +
            " rounds or, block scales, from k " + std::to_string(h.fp8_two_row_block_min_k) + " within " +
            h.fp8_two_row_block_tiles.describe() + " rounds and from k " + std::to_string(h.fp8_two_row_block_long_k) +
-           "), 128x192 below " +
+           "), 128x192 (16-bit plain calls: or 192x128) below " +
            detail::decimal(h.balanced_gain) + " of the others' rounds x work / speed (speeds 128x256 " +
-           detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 128x128 " +
+           detail::decimal(h.speed_wide) + ", 128x192 " + detail::decimal(h.speed_balanced) + ", 192x128 " +
+           detail::decimal(h.speed_balanced_tall) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +
            ", ping-pong 128x128 at k " + std::to_string(h.pingpong_min_k) + " to " + std::to_string(h.pingpong_max_k) +
            " " + detail::decimal(h.speed_pingpong) + ", 128x96 below every other's cost), k slices of 128x128 over 128x64 tiles at " +

@@ -134,6 +134,13 @@ struct Tuned : Named<Tuned> {
   // a 128x128 tile: 1.5 against 2). Four stages, as the wide tile (five do not fit beside the
   // epilogue buffers).
   using HopperBalanced = HopperTile<192, 4>;
+  // The same work per block on its side, for rows that fill the rounds: 192x128, three math
+  // warpgroups of 64 x 128 (512 threads, 152 registers each after setmaxnreg). 3072 x 1024 is 128
+  // tiles of 192x128 (one round, 97% full) against 144 of 128x192 (two rounds, the second 9% full)
+  // and 192 of 128x128 (1.45 rounds, the second cut in k slices): H200, bf16 TN, k = 4096, 36.9 us
+  // against 47.5 (cuBLAS 40.9). 16-bit single products without a fused epilogue.
+  using HopperBalancedTall = HopperPolicy<BlockTile<192, 128>, 4, PersistentProducerConsumer<3>, SwizzledRaster<8>,
+                                          TmaStoreEpilogue, PackMisalignedOperands>;
   // A quarter narrower than 128x128, where its tiles fill the rounds of the SMs better than any other
   // width (hopper.speed_narrow has the measurement): 2048 x 768 x 3072 NT is 128 tiles (one round,
   // 97% full) against 96 of 128x128; 8192 x 576 x 7168 NT 3 rounds of 0.75 the work against 3 of
@@ -230,6 +237,15 @@ struct Tuned : Named<Tuned> {
   using MmaMisaligned = MmaPolicy<MmaTile<64, 128, 64>, WarpTile<32, 64>,
                                   AlignedOr<CpAsyncFragmentPipeline<4>, RegisterDoubleBuffer>, MmaSyncMath,
                                   SwizzledRaster<8>>;
+  // Single 16-bit products on sm_90 with rows TMA cannot read and a short k (hopper.unstaged_max_k):
+  // such rows are no block's to copy with cp.async either, so element loads through registers alone,
+  // on 64x64 tiles of four 32x32 warps: twice the blocks of MmaMisaligned's 64x128 at 115 registers a
+  // thread instead of 200, three blocks an SM instead of two. H200, bf16, against MmaMisaligned in
+  // the same run: 306 x 7638 x 53 11.4 us against 13.4 (cuBLAS 11.5), 1023 x 1025 x 61 8.3 against
+  // 10.7, 428 x 1958 x 83 NT 5.8 against 7.0, 300 x 2000 x 127 7.2 against 7.7, 1000 x 777 x 191 10.6
+  // against 10.9, 129 x 333 x 29 4.7 against 5.0. Compiled into sm_90a code only, where it runs.
+  using MmaUnstaged = MmaPolicy<MmaTile<64, 64, 64>, WarpTile<32, 32>, RegisterDoubleBuffer, MmaSyncMath,
+                                SwizzledRaster<8>, Misaligned::ScalarPath, WithWgmma>;
   // bf16 and fp16 with a k of a few elements and rows TMA cannot read (k = 4 puts A's rows 8 bytes
   // apart): bound by writing C, which CUDA cores do in one launch with element loads; 32 rows of C
   // by 256 columns per block.
@@ -278,6 +294,8 @@ struct Tuned : Named<Tuned> {
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
            Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
+           "}, 16-bit plain single products where 192x128 tiles balance them better still {" +
+           HopperBalancedTall::parts() +
            "}, 16-bit single products (plain or fused) with B stored transposed where 128x96 tiles fill "
            "medium_tiles rounds and balance them better than every other width {" + HopperNarrow::parts() +
            "}, 128x128 tiles with their last round split along k where that costs less than every width whole "
@@ -302,8 +320,8 @@ struct Tuned : Named<Tuned> {
            "short_k_max_c {" + ShortK::parts() +
            "}; on sm_90 single 16-bit products with m <= few_rows_max_m, m^2 k <= few_rows_max_m2k and a row-major "
            "B whose rows TMA cannot read {" + FewRows::parts() +
-           "}; sm_80+, other rows, and on sm_90 small single 16-bit products with rows TMA cannot read (k <= "
-           "unstaged_max_k, 2 m n k <= unstaged_max_flops) {" +
+           "}; on sm_90 small single 16-bit products with rows TMA cannot read (k <= unstaged_max_k, 2 m n k <= "
+           "unstaged_max_flops) {" + MmaUnstaged::parts() + "}; sm_80+, other rows {" +
            MmaMisaligned::parts() +
            "}; 16-bit on sm_80+ (Hopper included), A row-major and B transposed with rows of 8-byte multiples, at most "
            "decode.max_m tokens (m, or else n), or n <= decode.max_m columns of a row-major B (copied transposed "
@@ -328,12 +346,14 @@ struct Tuned : Named<Tuned> {
                        HopperTurnedNarrow::smem_bytes<T>(), HopperTurned::smem_bytes<T>(),
                        HopperTurnedWide::smem_bytes<T>()});
     else if constexpr (sizeof(T) == 2)
-      return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperNarrow::smem_bytes<T>(),
+      return std::max({Hopper::smem_bytes<T>(), HopperBalanced::smem_bytes<T>(), HopperBalancedTall::smem_bytes<T>(),
+                       HopperNarrow::smem_bytes<T>(),
                        HopperMedium::smem_bytes<T>(),
                        HopperSmall::smem_bytes<T>(), HopperPingPong::smem_bytes<T>(), HopperDecode::smem_bytes<T>(),
                        HopperTurnedNarrow::smem_bytes<T>(), HopperTurned::smem_bytes<T>(),
                        HopperTurnedWide::smem_bytes<T>(),
                        Mma::smem_bytes<T>(), MmaSmall::smem_bytes<T>(), MmaMisaligned::smem_bytes<T>(),
+                       MmaUnstaged::smem_bytes<T>(),
                        WarpTiled::smem_bytes<T>()});
     else
       return std::max({Large::smem_bytes<float>(), LargeMisaligned::smem_bytes<float>(),
@@ -438,10 +458,10 @@ struct Tuned : Named<Tuned> {
         }
         if (dev.arch == 90 && args.k <= r.unstaged_max_k &&
             2.0 * args.m * args.n * args.k <= static_cast<double>(r.unstaged_max_flops) && !tma_rows) {
-          const Status s = misaligned("16-bit, sm_90, A or B rows TMA cannot read, k <= unstaged_max_k and 2 m n k <= "
-                                      "unstaged_max_flops: mma.sync in one launch (cp.async for blocks whose rows are "
-                                      "16-byte aligned, else element loads) instead of aligned copies for the Hopper "
-                                      "kernel");
+          const Status s = visit(Pick<MmaUnstaged, T>{}, "16-bit, sm_90, A or B rows TMA cannot read, k <= unstaged_max_k "
+                                                          "and 2 m n k <= unstaged_max_flops: mma.sync in one launch "
+                                                          "(element loads through registers, 64x64 tiles) instead of "
+                                                          "aligned copies for the Hopper kernel");
           if (!try_another(s)) return s;
         }
       }
@@ -685,6 +705,10 @@ struct Tuned : Named<Tuned> {
         const auto cost = [&](long long t, double work, double speed) { return rounds(t) * work / speed; };
         const double wide = std::min(cost(tiles(256), 2, r.speed_wide), cost(batch_tiles(args, 256, 128), 2, r.speed_wide));
         const double balanced = cost(tiles(192), 1.5, r.speed_balanced);
+        // (192x128: 16-bit plain calls, the instances that hold it.)
+        const double tall = is_16bit<T> && !detail::has_epilogue<Args>
+                                ? cost(batch_tiles(args, 192, 128), 1.5, r.speed_balanced_tall)
+                                : HUGE_VAL;
         const bool fused_wide = detail::has_epilogue<Args> && wide_round;
         // 128x128 tiles whose last round is split along k (HopperSplitK's tail split), where that
         // costs less than every width whole: 576 x 7168 x 8192 takes 2 rounds of 128x192 tiles (3
@@ -708,7 +732,7 @@ struct Tuned : Named<Tuned> {
         if constexpr (is_16bit<T> && !detail::has_epilogue<Args>) {
           const double pingpong = cost(tiles(128), 1, r.speed_pingpong);
           if (args.k >= r.pingpong_min_k && args.k <= r.pingpong_max_k && tiles(128) >= dev.sms &&
-              pingpong < std::min({wide, balanced, medium, narrow}))
+              pingpong < std::min({wide, balanced, tall, medium, narrow}))
             return visit(Pick<HopperPingPong, T>{}, "sm_90, 16-bit, k in [pingpong_min_k, pingpong_max_k]: 128x128 tiles "
                                                     "make a round of the SMs and cost less on the ping-pong schedule "
                                                     "than every width on the cooperative one (speed_pingpong, rounds x "
@@ -716,19 +740,25 @@ struct Tuned : Named<Tuned> {
                                                     "epilogue under the other's mainloop), 128x128 tiles, TMA stores");
         }
         if constexpr (is_16bit<T> && L::b == Op::T) {
-          if (narrow < std::min({wide, balanced, medium}))
+          if (narrow < std::min({wide, balanced, tall, medium}))
             return visit(Pick<HopperNarrow, T>{}, "sm_90, 16-bit, B stored transposed: 128x96 tiles fill medium_tiles "
                                                   "rounds and balance the rounds of the SMs better than every other "
                                                   "width whole (speed_narrow, rounds x work / speed): persistent "
                                                   "warp-specialised wgmma kernel, 128x96 tiles, TMA stores");
         }
-        if (!fused_wide && split_tail < r.tail_gain * std::min({wide, balanced, medium}))
+        if (!fused_wide && split_tail < r.tail_gain * std::min({wide, balanced, tall, medium}))
           return visit(Pick<HopperMedium, T>{}, "sm_90, 128x128 tiles whose last round of the SMs, cut in k slices that "
                                                 "fill it (HopperSplitK's tail split), costs less than every width "
                                                 "whole (HopperSplitK::tail_round_blocks, tail_gain, rounds x work / "
                                                 "speed): "
                                                 "persistent wgmma kernel, 128x128 tiles, TMA stores");
         const double others = std::min({wide, split_tail, medium});
+        if (!fused_wide && tall < balanced && tall < r.balanced_gain * others)
+          return visit(Pick<HopperBalancedTall, T>{}, "sm_90, 16-bit, 192x128 tiles balance the rounds of the SMs "
+                                                      "better than 128x192, 128x256, 256x128 and 128x128 ones "
+                                                      "(speed_balanced_tall, balanced_gain, rounds x work / speed): "
+                                                      "persistent warp-specialised wgmma kernel, three math "
+                                                      "warpgroups, 192x128 tiles, TMA stores");
         if (!fused_wide && balanced < r.balanced_gain * others)
           return visit(Pick<HopperBalanced, T>{}, "sm_90, 128x192 tiles balance the rounds of the SMs better than "
                                                   "128x256, 256x128 and 128x128 ones (balanced_gain, rounds x work / "

@@ -174,7 +174,7 @@ TEST_CASE("decode kernel: a fused epilogue; Tuned takes the kernel for a few tok
 }
 
 // Rows of 8-byte but not 16-byte multiples (k an odd multiple of 4, or pointers 8 bytes off): each
-// 16-byte piece loads in two halves.
+// 16-byte piece loads in two halves; a last partial step of 4 to 28 k, k in slices too.
 TEST_CASE("decode kernel: rows aligned to 8 bytes, on every side", "[gpu][decode]") {
   if (!on_sm80()) {
     WARN("the decode kernel needs sm_80+ (mma.sync): not run here");
@@ -185,6 +185,9 @@ TEST_CASE("decode kernel: rows aligned to 8 bytes, on every side", "[gpu][decode
     gemm_test::run_case<Decode, bf16>(Case{m, 333, 36, -1.0, 0.5, 8, 4}.with_ops(Op::N, Op::T));  // padded rows
     gemm_test::run_case<Decode, __half, float>(Case{m, 2049, 4092, 1.0, 0.5, 0, 0, 0, 4, 4}.with_ops(Op::N, Op::T));
     gemm_test::run_case<Decode16, bf16>(Case{m + 8, 517, 300, 0.5, -1.0}.with_ops(Op::N, Op::T));
+    // 300 rows of the weight: k in 7 slices of 90 steps (the last 86), its last step 4 k long.
+    gemm_test::run_case<Decode, bf16>(Case{m, 300, 20004, 1.0, -0.5}.with_ops(Op::N, Op::T));
+    gemm_test::run_case<Decode, __half, float>(Case{m, 300, 1020, 0.5, 1.0}.with_ops(Op::N, Op::T));  // a last step of 28 k
   }
   for (int n : {1, 3, 8}) {
     gemm_test::run_case<Decode, bf16>(Case{2053, n, 1004, 1.0, 0.25}.with_ops(Op::N, Op::T));          // B's rows

@@ -230,3 +230,21 @@ TEMPLATE_TEST_CASE("Tuned's 256x128 and 128x192 Hopper compositions are correct 
   }
   check_tuned_composition<TestType>();
 }
+
+// Tuned's 192x128 tiles: three math warpgroups of 64 x 128 (152 registers each after setmaxnreg), one
+// named barrier each for their epilogues; several tiles per block (4000 x 3000: 504 tiles), and the
+// call Tuned gives them (3072 x 1024 x 4096: one round of 128 tiles).
+TEST_CASE("Tuned's 192x128 Hopper composition (three math warpgroups) is correct on ragged and misaligned input, "
+          "every layout",
+          "[gpu][hopper][Tuned][bf16][fp16][tf32]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("SKIPPED: needs an sm_90 GPU");
+    return;
+  }
+  using P = gemm::preset::Tuned::HopperBalancedTall;
+  check_tuned_composition<P>();
+  gemm_test::run_case<P, __nv_bfloat16>(Case{4000, 3000, 200, 0.5, 1.0}.with_ops(Op::T, Op::N));
+  gemm_test::run_case<P, __half>(Case{4001, 2999, 199, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(Case{3072, 1024, 4096, 1.0, 0.0}.with_ops(Op::T, Op::N));
+  gemm_test::run_case<gemm::preset::Tuned, __half, float>(Case{3072, 1024, 2048, -1.0, 0.5}.with_ops(Op::T, Op::T));
+}

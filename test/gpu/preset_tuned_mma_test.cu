@@ -71,6 +71,24 @@ TEST_CASE("Tuned's register-staged mma.sync composition is correct on any alignm
   gemm_test::run_case<S, __nv_bfloat16>(Case{2053, 1037, 77, -1.0, 1.0, 1, 0, 3, 1, 0, 0}.with_ops(Op::T, Op::N));
 }
 
+// Single 16-bit products on sm_90 whose rows TMA cannot read, of a short k: 64x64 tiles loaded
+// through registers alone (compiled into sm_90a code only).
+TEST_CASE("Tuned's unstaged mma.sync composition is correct on any alignment, every layout",
+          "[gpu][Tuned][bf16][fp16]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("SKIPPED: compiled into sm_90a code only");
+    return;
+  }
+  using S = Tuned::MmaUnstaged;
+  gemm_test::check_preset<S, __nv_bfloat16>();
+  gemm_test::check_preset<S, __nv_bfloat16, float>();
+  gemm_test::check_preset<S, __half>();
+  gemm_test::check_preset<S, __half, float>();
+  gemm_test::run_case<S, __nv_bfloat16>(Case{306, 7638, 53, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<S, __half, float>(Case{1023, 1025, 61, 0.5, -1.0, 3, 1, 1, 1, 3, 1}.with_ops(Op::T, Op::T));
+  gemm_test::run_case<S, __nv_bfloat16>(Case{2053, 1037, 191, -1.0, 1.0, 1, 0, 3, 1, 0, 0}.with_ops(Op::T, Op::N));
+}
+
 // 3xTF32 on mma.sync (what sm_80-89 run): the split in registers, two levels of fp32 adds, and k
 // beyond 4096 in slices added to C (k = 9000: three slices, the fused epilogue and beta only where
 // they belong).
@@ -110,9 +128,9 @@ TEST_CASE("Tuned runs mma.sync for bf16 and tf32 (wgmma on sm_90), and DMMA for 
     // unstaged_max_flops): mma.sync in place; up to short_k_max_k, CUDA cores (ShortK).
     const int short_k = gemm::rules_for(90).hopper.unstaged_max_k;
     const int few_k = gemm::rules_for(90).hopper.short_k_max_k;
-    CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::MmaMisaligned>(500, 777, short_k - 1, short_k - 1,
-                                                                              777, 0.5f));
-    CHECK(same_bits<__half, float, Tuned, Tuned::MmaMisaligned>(129, 333, few_k + 13, few_k + 13, 335, 0.0f));
+    CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::MmaUnstaged>(500, 777, short_k - 1, short_k - 1,
+                                                                            777, 0.5f));
+    CHECK(same_bits<__half, float, Tuned, Tuned::MmaUnstaged>(129, 333, few_k + 13, few_k + 13, 335, 0.0f));
     CHECK(same_bits<__half, float, Tuned, Tuned::ShortK>(129, 333, 13, 13, 335, 0.0f));
     CHECK(same_bits<__nv_bfloat16, __nv_bfloat16, Tuned, Tuned::HopperSmall>(1000, 777, short_k + 1, short_k + 1,
                                                                             777, 0.5f));

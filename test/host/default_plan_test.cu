@@ -556,6 +556,40 @@ TEST_CASE("the default plan splits the last round of the SMs along k on Hopper",
 
 // 128x96 tiles: 16-bit, B stored transposed, where they fill a round and cost the least
 // (rounds x work / speed, hopper.speed_narrow).
+// 192x128 tiles (three math warpgroups) where the rows fill the rounds that 128x192 tiles' columns do
+// not: 3072 x 1024 is 128 tiles of 192x128 (one round of 1.5 the work, over 0.91: 1.65) against 144
+// of 128x192 (two rounds: 2.91), 96 of 128x256 (one of 2, over 1.06: 1.89) and 192 of 128x128 (two
+// rounds, 1.89 with the second split in k).
+TEST_CASE("the default plan takes 192x128 tiles where their rows balance the rounds of the SMs", "[host][plan]") {
+  for (const Op op_a : {Op::N, Op::T})
+    for (const Op op_b : {Op::N, Op::T}) {
+      const gemm::Plan p = plan_nn<bf16>(kH100, 3072, 1024, 4096, op_a, op_b);
+      CHECK(p.composition == "HopperPolicy<" + gemm::preset::Tuned::HopperBalancedTall::parts() + ">");
+      CHECK(has(p.composition, "BlockTile<192,128>, TmaStages<4>, PersistentProducerConsumer<3>"));
+      CHECK(has(p.reason, "speed_balanced_tall"));
+      CHECK(p.workspace_bytes == 0);
+    }
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, __half>(kH100, 3072, 1024, 2048, Op::T).composition,
+            "BlockTile<192,128>"));
+  CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 3072, 1024, 2048, Op::T).composition,
+            "BlockTile<192,128>"));
+  // Not where another width balances as well or better (3072 x 768: 96 tiles of 128x192 and of
+  // 192x128, the first faster), not for tf32, nor with a fused epilogue.
+  CHECK(has(plan_nn<bf16>(kH100, 3072, 768, 8192, Op::T).composition, "BlockTile<128,192>"));
+  CHECK(!has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 3072, 1024, 4096).composition,
+             "BlockTile<192,128>"));
+  const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu{ptr<bf16>(), 1024, ptr<bf16>(), gemm::BiasKind::PerColumn};
+  const gemm::Plan fused = gemm::plan<bf16>(kH100, Op::N, Op::N, 3072, 1024, 4096, 1, ptr<bf16>(), 4096, ptr<bf16>(),
+                                            1024, 0, nullptr, 1024, gelu);
+  CHECK(fused.status == Status::Success);
+  CHECK(!has(fused.composition, "BlockTile<192,128>"));
+  // On an H100 PCIe (114 SMs) 128 tiles take two rounds: not there.
+  const gemm::Target kH100Pcie{90, 114, 227 * 1024};
+  CHECK(!has(plan_nn<bf16>(kH100Pcie, 3072, 1024, 4096).composition, "BlockTile<192,128>"));
+  CHECK(has(gemm::preset::Tuned::parts(), "BlockTile<192,128>"));
+  CHECK(has(gemm::rules_for(90).describe(), "192x128 0.91"));
+}
+
 TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of the SMs", "[host][plan]") {
   // 2048 x 768: 128 tiles of 128x96 (one round of 0.75 the work, over 0.87: 0.86) against 96 of
   // 128x128 (one round: 1) and 64 of 128x192 (1.46).
@@ -945,6 +979,11 @@ TEST_CASE("the default plan runs short-k 16-bit calls with rows TMA cannot read 
     CHECK(p.workspace_bytes == 0);
   }
   CHECK(has(plan_nn<bf16>(kH100, 306, 7639, 53).composition, "MmaPolicy<"));                 // B's rows
+  // On 64x64 tiles loaded through registers alone (no block's rows are cp.async's), sm_90a code only.
+  const std::string unstaged = plan_nn<bf16>(kH100, 306, 7638, 53).composition;
+  CHECK(unstaged == "MmaPolicy<" + gemm::preset::Tuned::MmaUnstaged::parts() + ">");
+  CHECK(has(unstaged, "MmaTile<64,64,64>, WarpTile<32,32>, RegisterDoubleBuffer"));
+  CHECK(has(unstaged, "WithWgmma"));
   CHECK(has(plan_nn<__half>(kH100, 431, 9355, 23, Op::N, Op::T).composition, "MmaPolicy<"));  // either layout
   CHECK(has(plan_nn<bf16>(kH100, 256, 256, 64, Op::N, Op::N, 0, 0, 2).composition, "MmaPolicy<"));  // A's pointer
   // Past max_k or unstaged_max_flops, aligned rows: the Hopper kernel as before.

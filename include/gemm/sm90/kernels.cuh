@@ -125,9 +125,12 @@ __global__ void __launch_bounds__(128, 1)
 #endif
 }
 
-// Register budgets after setmaxnreg: 128 x (40 + 2 x 232) = 64512 of the SM's 65536.
+// Register budgets after setmaxnreg: 128 x (40 + 2 x 232) = 64512 of the SM's 65536 (one math
+// warpgroup keeps 232 too); more math warpgroups share what the producer leaves, in multiples of 8
+// (three: 128 x (40 + 3 x 152) = 63488).
 inline constexpr int kProducerRegs = 40;
-inline constexpr int kConsumerRegs = 232;
+template <int Consumers>
+inline constexpr int kConsumerRegs = Consumers <= 2 ? 232 : (65536 / 128 - kProducerRegs) / Consumers / 8 * 8;
 
 // What every warp-specialised block does first: the stages' barriers, the maps' descriptors fetched.
 // unit_readers: the threads that read the unit queue (scheduler.cuh), where units are claimed.
@@ -174,7 +177,7 @@ __device__ __forceinline__ bool producer_done(const Stages<Shape>& st, const Sch
     produce(st, sched, params, map_a, map_b);
     return true;
   }
-  ptx::setmaxnreg_inc<kConsumerRegs>();
+  ptx::setmaxnreg_inc<kConsumerRegs<Shape::kConsumers>>();
   return false;
 }
 

@@ -7,6 +7,7 @@
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
 #include "../types.cuh"
+#include "barriers.cuh"
 #include "operand.cuh"
 #include "ring.cuh"
 #include "scheduler.cuh"
@@ -41,6 +42,8 @@ struct BlockShape {
   static constexpr int kMmaM = kWgRows / 64;       // m64 wgmmas per k step per warpgroup
   static_assert(kWgRows % 64 == 0 && (kMmaM == 1 || kMmaM == 2),
                 "Hopper tiles: each math warpgroup owns 64 or 128 rows of the tile (BM / consumers).");
+  static_assert(kConsumers >= 1 && kConsumers <= kMaxConsumers,
+                "Hopper tiles: one to three math warpgroups (PersistentProducerConsumer<1..3>).");
   static_assert(BN % 16 == 0 && BN >= 16 && BN <= 256, "Hopper tiles: BN is a multiple of 16 up to 256 (wgmma's N).");
   static constexpr int kStageBytes = TileA::kBytes + TileB::kBytes;
   // FP8 block scales (single products on promoted 128x128 and 128x64 tiles): each stage also carries
