@@ -137,8 +137,9 @@ struct Tuned : Named<Tuned> {
   // The same work per block on its side, for rows that fill the rounds: 192x128, three math
   // warpgroups of 64 x 128 (512 threads, 152 registers each after setmaxnreg). 3072 x 1024 is 128
   // tiles of 192x128 (one round, 97% full) against 144 of 128x192 (two rounds, the second 9% full)
-  // and 192 of 128x128 (1.45 rounds, the second cut in k slices): H200, bf16 TN, k = 4096, 36.9 us
-  // against 47.5 (cuBLAS 40.9). 16-bit single products without a fused epilogue.
+  // and 192 of 128x128 (1.45 rounds, the second cut in k slices): H200, bf16, k = 4096, Tuned before
+  // and after in the same runs, TN 43.7 us -> 35.8 (cuBLAS 36.1-38.5), NN 45.6 -> 39.6, NT 42.3 ->
+  // 37.0. 16-bit single products without a fused epilogue.
   using HopperBalancedTall = HopperPolicy<BlockTile<192, 128>, 4, PersistentProducerConsumer<3>, SwizzledRaster<8>,
                                           TmaStoreEpilogue, PackMisalignedOperands>;
   // A quarter narrower than 128x128, where its tiles fill the rounds of the SMs better than any other
@@ -239,11 +240,12 @@ struct Tuned : Named<Tuned> {
                                   SwizzledRaster<8>>;
   // Single 16-bit products on sm_90 with rows TMA cannot read and a short k (hopper.unstaged_max_k):
   // such rows are no block's to copy with cp.async either, so element loads through registers alone,
-  // on 64x64 tiles of four 32x32 warps: twice the blocks of MmaMisaligned's 64x128 at 115 registers a
-  // thread instead of 200, three blocks an SM instead of two. H200, bf16, against MmaMisaligned in
-  // the same run: 306 x 7638 x 53 11.4 us against 13.4 (cuBLAS 11.5), 1023 x 1025 x 61 8.3 against
-  // 10.7, 428 x 1958 x 83 NT 5.8 against 7.0, 300 x 2000 x 127 7.2 against 7.7, 1000 x 777 x 191 10.6
-  // against 10.9, 129 x 333 x 29 4.7 against 5.0. Compiled into sm_90a code only, where it runs.
+  // on 64x64 tiles of four 32x32 warps: twice the blocks of MmaMisaligned's 64x128 at 120-124
+  // registers a thread instead of 166-200, four blocks an SM instead of two. H200, bf16, Tuned before
+  // and after in the same runs: 306 x 7638 x 53 13.4 us -> 10.9 (cuBLAS 9.3-11.8), 1023 x 1025 x 61
+  // 10.5 -> 8.2, 1023 x 1025 x 127 TT 13.1 -> 9.9, 428 x 1958 x 83 NT 7.3 -> 5.9, 4 x 378 x 163 NT
+  // 8.7 -> 5.3; 1000 x 777 x 191 9.8 -> 10.5 (within the runs' spread). Compiled into sm_90a code
+  // only, where it runs.
   using MmaUnstaged = MmaPolicy<MmaTile<64, 64, 64>, WarpTile<32, 32>, RegisterDoubleBuffer, MmaSyncMath,
                                 SwizzledRaster<8>, Misaligned::ScalarPath, WithWgmma>;
   // bf16 and fp16 with a k of a few elements and rows TMA cannot read (k = 4 puts A's rows 8 bytes
