@@ -131,6 +131,9 @@ __global__ void __launch_bounds__(128, 1)
 inline constexpr int kProducerRegs = 40;
 template <int Consumers>
 inline constexpr int kConsumerRegs = Consumers <= 2 ? 232 : (65536 / 128 - kProducerRegs) / Consumers / 8 * 8;
+static_assert(128 * (kProducerRegs + 2 * kConsumerRegs<2>) <= 65536 && 128 * (kProducerRegs + 3 * kConsumerRegs<3>) <= 65536 &&
+                  kConsumerRegs<3> % 8 == 0,
+              "setmaxnreg budgets: the warpgroups' registers must fit the SM's 65536, in multiples of 8.");
 
 // What every warp-specialised block does first: the stages' barriers, the maps' descriptors fetched.
 // unit_readers: the threads that read the unit queue (scheduler.cuh), where units are claimed.
