@@ -707,10 +707,9 @@ struct Tuned : Named<Tuned> {
         const auto cost = [&](long long t, double work, double speed) { return rounds(t) * work / speed; };
         const double wide = std::min(cost(tiles(256), 2, r.speed_wide), cost(batch_tiles(args, 256, 128), 2, r.speed_wide));
         const double balanced = cost(tiles(192), 1.5, r.speed_balanced);
-        // (192x128: 16-bit plain calls, the instances that hold it.)
-        const double tall = is_16bit<T> && !detail::has_epilogue<Args>
-                                ? cost(batch_tiles(args, 192, 128), 1.5, r.speed_balanced_tall)
-                                : HUGE_VAL;
+        // (192x128: 16-bit plain calls only, so that no other instance compiles its kernel.)
+        constexpr bool kTallServes = is_16bit<T> && !detail::has_epilogue<Args>;
+        const double tall = kTallServes ? cost(batch_tiles(args, 192, 128), 1.5, r.speed_balanced_tall) : HUGE_VAL;
         const bool fused_wide = detail::has_epilogue<Args> && wide_round;
         // 128x128 tiles whose last round is split along k (HopperSplitK's tail split), where that
         // costs less than every width whole: 576 x 7168 x 8192 takes 2 rounds of 128x192 tiles (3
@@ -755,12 +754,14 @@ struct Tuned : Named<Tuned> {
                                                 "speed): "
                                                 "persistent wgmma kernel, 128x128 tiles, TMA stores");
         const double others = std::min({wide, split_tail, medium});
-        if (!fused_wide && tall < balanced && tall < r.balanced_gain * others)
-          return visit(Pick<HopperBalancedTall, T>{}, "sm_90, 16-bit, 192x128 tiles balance the rounds of the SMs "
-                                                      "better than 128x192, 128x256, 256x128 and 128x128 ones "
-                                                      "(speed_balanced_tall, balanced_gain, rounds x work / speed): "
-                                                      "persistent warp-specialised wgmma kernel, three math "
-                                                      "warpgroups, 192x128 tiles, TMA stores");
+        if constexpr (kTallServes) {
+          if (tall < balanced && tall < r.balanced_gain * others)
+            return visit(Pick<HopperBalancedTall, T>{}, "sm_90, 16-bit, 192x128 tiles balance the rounds of the SMs "
+                                                        "better than 128x192, 128x256, 256x128 and 128x128 ones "
+                                                        "(speed_balanced_tall, balanced_gain, rounds x work / speed): "
+                                                        "persistent warp-specialised wgmma kernel, three math "
+                                                        "warpgroups, 192x128 tiles, TMA stores");
+        }
         if (!fused_wide && balanced < r.balanced_gain * others)
           return visit(Pick<HopperBalanced, T>{}, "sm_90, 128x192 tiles balance the rounds of the SMs better than "
                                                   "128x256, 256x128 and 128x128 ones (balanced_gain, rounds x work / "
