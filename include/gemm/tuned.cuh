@@ -107,6 +107,16 @@ struct Tuned : Named<Tuned> {
   using HopperTile = HopperPolicy<BlockTile<128, BN>, Stages, PersistentProducerConsumer<2>, SwizzledRaster<8>,
                                   TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
   using Hopper = HopperTile<256, 4>;
+  // TF32 with an operand stored the way TF32 descriptors cannot read (A stored k x m, B k x n) where
+  // 128x256 tiles serve: A read through registers (WgmmaRegisterA) instead of copied transposed
+  // first. A stored k x m (TT; TN with B still copied) as the caller has it; both row-major (NN)
+  // turned around (C^T = B^T A^T: B stored k x n is the turned call's A stored k x m, A stored m x k
+  // its B stored transposed), nothing copied. H200, 4096^3 against cuBLAS in the same runs: NN 0.91
+  // -> 1.00, TT 0.94 -> 1.03, TN 1.41 -> 1.55; 2048^3 NN 0.94 -> 1.13.
+  using HopperRegisterA = HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
+                                       TmaStoreEpilogue, PackMisalignedOperands, NoSplitK, WgmmaRegisterA>;
+  using HopperTurnedRegisterA = HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
+                                             TurnedRegisterEpilogue, PackMisalignedOperands, NoSplitK, WgmmaRegisterA>;
   // The same work per block turned on its side, for a ragged n: 4096 x 4097 is 32 x 17 tiles of
   // 128x256 (544: a fifth round for 16 SMs, whose 17th column holds one column of C) but 16 x 33 of
   // 256x128 (528: four whole rounds of 132).
@@ -294,7 +304,9 @@ struct Tuned : Named<Tuned> {
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
            "}; tf32 on sm_80-89: as bf16's mma.sync choices; tf32x3 on sm_80-89: at least one tile per SM {" +
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
-           Hopper::parts() + "}, the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
+           Hopper::parts() + "} (tf32 plain single products with A stored k x m {" + HopperRegisterA::parts() +
+           "}, with A and B row-major turned around where that takes no more rounds of the SMs {" +
+           HopperTurnedRegisterA::parts() + "}), the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
            "}, 16-bit plain single products where 192x128 tiles balance them better still {" +
            HopperBalancedTall::parts() +
@@ -818,6 +830,24 @@ struct Tuned : Named<Tuned> {
                                                   "128x128 tiles take fewer rounds of the SMs counting each as half a "
                                                   "round (medium_vs_wide_rounds): persistent "
                                                   "warp-specialised wgmma kernel, 128x128 tiles, TMA stores");
+        }
+        // TF32 single products with an operand TF32 descriptors cannot read: A through registers
+        // (plain calls only, so that no fused instance compiles these kernels).
+        if constexpr (std::is_same_v<T, tf32> && Args::kBatching == Batch::None && !detail::has_epilogue<Args>) {
+          if constexpr (L::a == Op::T)
+            return visit(Pick<HopperRegisterA, T>{}, "tf32, sm_90, A stored k x m, 128x256 tiles fill wide_tiles rounds "
+                                                     "of the SMs: persistent warp-specialised wgmma kernel, 128x256 "
+                                                     "tiles, A read through registers (not copied transposed), TMA "
+                                                     "stores");
+          if constexpr (L::a == Op::N && L::b == Op::N) {
+            // (Turned, the tiles lie the other way: only where they take no more rounds of the SMs.)
+            if (rounds(batch_tiles(args, 256, 128)) <= rounds(tiles(256)))
+              return visit(Pick<HopperTurnedRegisterA, T>{},
+                            "tf32, sm_90, A and B row-major, 128x256 tiles fill wide_tiles rounds of the SMs: the call "
+                            "turned around (C^T = B^T A^T), B read through registers as the turned call's A, nothing "
+                            "copied transposed; persistent warp-specialised wgmma kernel, 128x256 tiles, C stored "
+                            "from registers");
+          }
         }
         return visit(Pick<Hopper, T>{}, "sm_90, 128x256 tiles fill wide_tiles rounds of the SMs: persistent "
                                         "warp-specialised wgmma kernel, 128x256 tiles, TMA stores");

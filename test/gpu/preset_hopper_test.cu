@@ -196,19 +196,22 @@ TEST_CASE("Tuned's Hopper compositions pack operands that TMA cannot read", "[gp
 
 // One of Tuned's Hopper compositions on its own, over ragged and misaligned input in every layout,
 // C stored by TMA, by the consumers in row order (rows TMA cannot write, beta = 0) or from registers.
-template <class P>
-void check_tuned_composition() {
-  gemm_test::check_preset<P, __nv_bfloat16>();
-  gemm_test::check_preset<P, __half, float>();
-  gemm_test::check_preset<P, gemm::tf32>();
-  const Case cases[] = {
+std::vector<Case> tuned_composition_cases() {
+  return {
       Case{515, 517, 509, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true},   // every leading dimension odd
       Case{1029, 1031, 131, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, // ragged on both sides
       Case{600, 509, 512, -1.0, 0.0, 0, 0, 1, 0, 0, 1, true},  // C one element into its allocation
       Case{512, 512, 516, 1.0, -0.5},                          // rows 8-byte aligned only, C read
       Case{300, 301, 302, 1.0, 0.25, 2, 6, 1, 1, 3, 1},        // offset pointers
   };
-  for (const Case& c : cases)
+}
+
+template <class P>
+void check_tuned_composition() {
+  gemm_test::check_preset<P, __nv_bfloat16>();
+  gemm_test::check_preset<P, __half, float>();
+  gemm_test::check_preset<P, gemm::tf32>();
+  for (const Case& c : tuned_composition_cases())
     for (Op a : {Op::N, Op::T})
       for (Op b : {Op::N, Op::T}) {
         gemm_test::run_case<P, __nv_bfloat16>(c.with_ops(a, b));
@@ -247,4 +250,71 @@ TEST_CASE("Tuned's 192x128 Hopper composition (three math warpgroups) is correct
   gemm_test::run_case<P, __half>(Case{4001, 2999, 199, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
   gemm_test::run_case<gemm::preset::Tuned, __nv_bfloat16>(Case{3072, 1024, 4096, 1.0, 0.0}.with_ops(Op::T, Op::N));
   gemm_test::run_case<gemm::preset::Tuned, __half, float>(Case{3072, 1024, 2048, -1.0, 0.5}.with_ops(Op::T, Op::T));
+}
+
+namespace {
+// C from two compositions on the same data, bitwise: the two read the same TF32 bits of A and B, one
+// through a transposed copy and descriptors, the other through registers (or turned around).
+template <class P1, class P2>
+bool same_tf32_bits(Op oa, Op ob, int m, int n, int k, float beta) {
+  const Case c = Case{m, n, k, 1.0, beta}.with_ops(oa, ob);
+  std::vector<float> a(static_cast<size_t>(c.a_rows()) * c.lda()), b(static_cast<size_t>(c.b_rows()) * c.ldb()),
+      c0(static_cast<size_t>(m) * n);
+  gemm_test::fill_random(a);
+  gemm_test::fill_random(b);
+  gemm_test::fill_random(c0);
+  gemm_test::DeviceBuffer<float> da(a.size()), db(b.size()), dc1(c0.size()), dc2(c0.size());
+  CUDA_REQUIRE(cudaMemcpy(da.ptr, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_REQUIRE(cudaMemcpy(db.ptr, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_REQUIRE(cudaMemcpy(dc1.ptr, c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_REQUIRE(cudaMemcpy(dc2.ptr, c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
+  REQUIRE(gemm::gemm<gemm::tf32, P1>(oa, ob, m, n, k, 1.f, da.ptr, c.lda(), db.ptr, c.ldb(), beta, dc1.ptr, n) ==
+          gemm::Status::Success);
+  REQUIRE(gemm::gemm<gemm::tf32, P2>(oa, ob, m, n, k, 1.f, da.ptr, c.lda(), db.ptr, c.ldb(), beta, dc2.ptr, n) ==
+          gemm::Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  std::vector<float> c1(c0.size()), c2(c0.size());
+  CUDA_REQUIRE(cudaMemcpy(c1.data(), dc1.ptr, c0.size() * 4, cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(c2.data(), dc2.ptr, c0.size() * 4, cudaMemcpyDeviceToHost));
+  return std::memcmp(c1.data(), c2.data(), c0.size() * 4) == 0;
+}
+}  // namespace
+
+// TF32 with A read through registers (WgmmaRegisterA): Tuned's HopperRegisterA reads an A stored k x m
+// as it is (B stored k x n still copied transposed), HopperTurnedRegisterA turns the call around (a
+// row-major B is the turned call's A stored k x m, nothing copied). Every layout (a row-major A goes
+// through its descriptor), ragged and misaligned input, several tiles per block, C through TMA, in
+// row order and from registers; and C bitwise the same as the 128x256 composition that reads
+// transposed copies instead.
+TEST_CASE("Tuned's TF32 compositions reading A through registers are correct on ragged and misaligned input, "
+          "every layout, and bitwise equal to the transposed copies' results",
+          "[gpu][hopper][Tuned][tf32][registers]") {
+  if (!gemm_test::is_sm90()) {
+    WARN("SKIPPED: needs an sm_90 GPU");
+    return;
+  }
+  using R = gemm::preset::Tuned::HopperRegisterA;
+  using RT = gemm::preset::Tuned::HopperTurnedRegisterA;
+  using H = gemm::preset::Tuned::Hopper;
+  gemm_test::check_preset<R, gemm::tf32>();
+  gemm_test::check_preset<RT, gemm::tf32>();
+  std::vector<Case> cases = tuned_composition_cases();
+  cases.push_back(Case{65, 63, 7, 2.0, 0.0, 0, 0, 0, 0, 0, 0, true});  // one k step, part of one tile
+  for (const Case& c : cases)
+    for (Op a : {Op::N, Op::T})
+      for (Op b : {Op::N, Op::T}) {
+        gemm_test::run_case<R, gemm::tf32>(c.with_ops(a, b));
+        gemm_test::run_case<RT, gemm::tf32>(c.with_ops(a, b));
+      }
+  // Several tiles per block (2048 x 4000: 256 tiles of 128x256) and what Tuned gives them.
+  gemm_test::run_case<R, gemm::tf32>(Case{4000, 2048, 200, 0.5, 1.0}.with_ops(Op::T, Op::T));
+  gemm_test::run_case<RT, gemm::tf32>(Case{2048, 4001, 199, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<gemm::preset::Tuned, gemm::tf32>(Case{2048, 2048, 1024, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  gemm_test::run_case<gemm::preset::Tuned, gemm::tf32>(Case{2048, 2048, 1000, -1.0, 0.5}.with_ops(Op::T, Op::T));
+  gemm_test::run_case<gemm::preset::Tuned, gemm::tf32>(Case{2048, 2048, 1000, 1.0, 0.0}.with_ops(Op::T, Op::N));
+  for (Op a : {Op::N, Op::T})
+    for (Op b : {Op::N, Op::T}) {
+      CHECK(same_tf32_bits<H, R>(a, b, 1000, 777, 333, 0.f));
+      CHECK(same_tf32_bits<H, RT>(a, b, 1000, 777, 333, 0.5f));
+    }
 }

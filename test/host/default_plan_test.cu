@@ -1114,3 +1114,41 @@ TEST_CASE("fp32 decode's k slices: the count whose rounds of resident clusters c
   CHECK(dot_rows_slices(128, 4096, 8, three) == 2);  // 8 slices cost the same: the smaller count
   CHECK(dot_rows_slices(5000, 14336, 1, two) == 1);
 }
+
+// TF32 where 128x256 tiles serve and an operand is stored the way TF32 descriptors cannot read: A
+// stored k x m read through registers (no copy of A; B stored k x n still copied), both row-major
+// turned around (nothing copied). Not where A is row-major and B transposed, not for 16-bit types,
+// 3xTF32, fused calls or batches, and NN not where the turned tiles take more rounds of the SMs.
+TEST_CASE("the default plan reads a TF32 A stored k x m through registers", "[host][plan]") {
+  using P = gemm::DefaultPolicy;
+  using gemm::tf32;
+  const std::string registers = "HopperPolicy<" + gemm::preset::Tuned::HopperRegisterA::parts() + ">";
+  const std::string turned = "HopperPolicy<" + gemm::preset::Tuned::HopperTurnedRegisterA::parts() + ">";
+  const gemm::Plan nn = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096);
+  CHECK(nn.composition == turned);
+  CHECK(has(nn.composition, "WgmmaRegisterA"));
+  CHECK(has(nn.composition, "TurnedRegisterEpilogue"));
+  CHECK(nn.workspace_bytes == 0);
+  const gemm::Plan tt = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096, Op::T, Op::T);
+  CHECK(tt.composition == registers);
+  CHECK(tt.workspace_bytes == 0);
+  const gemm::Plan tn = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096, Op::T, Op::N);
+  CHECK(tn.composition == registers);
+  CHECK(tn.workspace_bytes == 4096ull * 4096 * 4);  // B copied transposed, A not
+  const gemm::Plan nt = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096, Op::N, Op::T);
+  CHECK(has(nt.composition, "WgmmaSS"));
+  CHECK(nt.workspace_bytes == 0);
+  CHECK(plan_nn<tf32, P, float>(kH100, 2048, 2048, 2048).composition == turned);
+  CHECK(plan_nn<tf32, P, float>(kH100, 8192, 2048, 8192).composition == turned);
+  // 4100 x 4096 turned is 32 x 17 = 544 tiles (five rounds) against 33 x 16 = 528 (four): the tiles
+  // Tuned chose, B read from a transposed copy.
+  CHECK(plan_nn<tf32, P, float>(kH100, 4100, 4096, 4096).composition != turned);
+  CHECK(!has(plan_nn<bf16>(kH100, 4096, 4096, 4096, Op::T, Op::T).composition, "WgmmaRegisterA"));
+  CHECK(!has(plan_nn<gemm::tf32x3, P, float>(kH100, 4096, 4096, 4096, Op::T, Op::T).composition, "WgmmaRegisterA"));
+  const gemm::Epilogue<float, gemm::act::ReLU, float> relu{ptr<float>(), 4096, ptr<float>(), gemm::BiasKind::PerColumn};
+  const gemm::Plan fused = gemm::plan<tf32>(kH100, Op::T, Op::T, 4096, 4096, 4096, 1, ptr<float>(), 4096, ptr<float>(),
+                                            4096, 0, ptr<float>(), 4096, relu);
+  CHECK(fused.status == Status::Success);
+  CHECK(!has(fused.composition, "WgmmaRegisterA"));
+  CHECK(has(gemm::preset::Tuned::parts(), "WgmmaRegisterA"));
+}

@@ -35,6 +35,14 @@ __device__ __forceinline__ void wgmma_fence_operands(float (&d)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+// The same for A fragments in registers (WgmmaRs): placed after the wait that shows their wgmmas
+// done, it keeps the registers holding them until then (the compiler cannot see that the wgmma
+// reads them after it is issued).
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(unsigned (&a)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(a[i])::"memory");
+}
 
 enum class Swizzle { None = 0, B128 = 1, B64 = 2, B32 = 3 };
 

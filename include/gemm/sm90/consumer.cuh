@@ -52,6 +52,53 @@ __device__ __forceinline__ void finish_mainloop(Accumulators<Shape>& acc, const 
   if (leader) st.release(previous);
 }
 
+// A through registers (BlockShape::kRegisterA: a TF32 A stored k x m, which wgmma cannot read from
+// shared memory): at each stage the warpgroup loads its A fragments from the stage
+// (RegisterFragments, 16 32-bit loads a thread) and issues its wgmmas on them (WgmmaRs).
+// Two sets of fragments in turn, P a constant so that both stay in registers: one stage's wgmmas may
+// still read theirs while the next stage's are loaded, and a set is loaded again only after the wait
+// that shows its wgmmas done (the fence there keeps its registers from other use until then).
+template <class Shape, int P>
+__device__ __forceinline__ void register_a_step(Accumulators<Shape>& acc, unsigned (&frag)[2][Shape::BK / 8][4],
+                                                const RegisterFragments<typename Shape::TileA>& f,
+                                                const StageDescriptors<Shape>& d, const Stages<Shape>& st,
+                                                RingPosition<Shape::kStages>& pos, int& previous, bool leader) {
+  ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+  f.load(frag[P], static_cast<unsigned>(pos.stage * Shape::TileA::kBytes));
+  ptx::wgmma_fence();  // (orders the fragments' loads before the wgmmas that read them)
+#pragma unroll
+  for (int s = 0; s < Shape::BK / 8; ++s) Shape::MmaRs::mma(acc[0], frag[P][s], d.b(pos.stage, 8 * s));
+  ptx::wgmma_commit();
+  ptx::wgmma_wait<1>();  // the previous stage's wgmmas have finished: its fragments and stage are free
+#pragma unroll
+  for (int s = 0; s < Shape::BK / 8; ++s) ptx::wgmma_fence_operands(frag[P ^ 1][s]);
+  if (leader && previous >= 0) st.release(previous);
+  previous = pos.stage;
+  pos.advance();
+}
+
+template <class Shape>
+__device__ __forceinline__ void register_a_mainloop(Accumulators<Shape>& acc, const Stages<Shape>& st,
+                                                    RingPosition<Shape::kStages>& pos, int row, int k_blocks,
+                                                    bool leader) {
+  static_assert(Shape::kRegisterA, "register_a_mainloop: a shape whose A goes through registers.");
+  const StageDescriptors<Shape> d(st, row);
+  const RegisterFragments<typename Shape::TileA> f(st.a(0), row);
+  unsigned frag[2][Shape::BK / 8][4];
+  int previous = -1;
+  int kb = 0;
+  for (; kb + 1 < k_blocks; kb += 2) {
+    register_a_step<Shape, 0>(acc, frag, f, d, st, pos, previous, leader);
+    register_a_step<Shape, 1>(acc, frag, f, d, st, pos, previous, leader);
+  }
+  if (kb < k_blocks) register_a_step<Shape, 0>(acc, frag, f, d, st, pos, previous, leader);
+  ptx::wgmma_wait<0>();
+#pragma unroll
+  for (int s = 0; s < Shape::BK / 8; ++s) ptx::wgmma_fence_operands(frag[0][s]), ptx::wgmma_fence_operands(frag[1][s]);
+  fence_accumulators<Shape>(acc);
+  if (leader && previous >= 0) st.release(previous);
+}
+
 // A consumer whose rows all lie past its entry's last row (the last tile row of C, or of a grouped
 // call's group, holding kWgRows rows or fewer for the other consumer) multiplies nothing: it only
 // waits for each stage and hands it back, so that the ring stays in step, and the other consumer has

@@ -224,6 +224,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(!Shape::kPingPong, "cooperative_kernel: each consumer owns rows of every tile (pingpong_kernel "
                                    "takes whole tiles in turn).");
+  static_assert(!Shape::kRegisterA || !kPromote, "A through registers: single TF32 products (not 3xTF32's promoted "
+                                                 "accumulators).");
   static_assert(!kPromote || Shape::kMmaM * Shape::kAccRegs <= 64,
                 "Promoted accumulation (3xTF32, FP8) keeps three sets of accumulators: each math warpgroup owns at "
                 "most 64 x 128 of the tile (BlockTile<128, 128> with two consumers, or <64, 128> with one).");
@@ -271,6 +273,8 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
         promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row, &st, &ring), u.k_begin);
       } else if (Shape::BN >= 256 && u.tile_m * Shape::BM + row >= args.m) {
         skip_mainloop<Shape>(st, pos, u.k_blocks, leader);  // (rows all past the entry's end)
+      } else if constexpr (Shape::kRegisterA) {
+        register_a_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader);
       } else {
         int previous = -1;
         issue_mainloop<Shape>(acc, st, pos, previous, row, u.k_blocks, leader);

@@ -27,16 +27,23 @@ using WgmmaType = std::conditional_t<
 // each math warpgroup owns whole BM x BN tiles instead, the consumers taking turns (kernels.cuh).
 // OpA, OpB: how A and B are stored, which decides each operand tile's major-ness.
 // EpilogueBuffers: bytes of shared memory each math warpgroup stages its results through (0 for
-// the register epilogue). ScaleSlots: FP8 block scales travel in the stages (below).
+// the register epilogue). ScaleSlots: FP8 block scales travel in the stages (below). RegisterA: a
+// TF32 A stored k x m reaches wgmma through registers (RegisterFragments, WgmmaRs) instead of a
+// transposed copy; an A stored m x k still goes through its descriptor.
 template <class In, int BM_, int BN_, int Stages_, int Consumers_, Op OpA, Op OpB, int EpilogueBuffers = 0,
-          bool PingPong = false, bool ScaleSlots = false>
+          bool PingPong = false, bool ScaleSlots = false, bool RegisterA = false>
 struct BlockShape {
   static constexpr int BM = BM_, BN = BN_, kConsumers = Consumers_;
   static constexpr int kEpilogueBytes = EpilogueBuffers;
   static constexpr bool kPingPong = PingPong;
-  using TileA = OperandTile<In, BM, OpA == Op::N>;
+  static constexpr bool kRegisterA = RegisterA && OpA == Op::T;
+  using TileA = OperandTile<In, BM, OpA == Op::N, kRegisterA>;
   using TileB = OperandTile<In, BN, OpB == Op::T>;
-  using Mma = ptx::Wgmma<WgmmaType<In>, BN, OpA == Op::T, OpB == Op::N>;
+  using Mma = ptx::Wgmma<WgmmaType<In>, BN, OpA == Op::T && !kRegisterA, OpB == Op::N>;
+  using MmaRs = ptx::WgmmaRs<WgmmaType<In>, BN>;  // (kRegisterA)
+  static_assert(!kRegisterA || std::is_same_v<WgmmaType<In>, ptx::WgmmaTf32>,
+                "A through registers (WgmmaRegisterA) serves TF32 only: 16-bit types read an A stored k x m "
+                "through its descriptor, FP8 has no such path.");
   static constexpr int BK = TileA::kBK;
   static constexpr int kWgRows = kPingPong ? BM : BM / kConsumers;  // rows of C per math warpgroup
   static constexpr int kMmaM = kWgRows / 64;       // m64 wgmmas per k step per warpgroup
@@ -84,6 +91,8 @@ struct BlockShape {
                 "FP8 scale slots: promoted tiles of two math warpgroups, 64 x 128 or 64 x 64 each.");
   static_assert(!kPingPong || kMmaM * kAccRegs <= 128,
                 "PersistentPingPong: a math warpgroup holds a whole tile's accumulators, at most 128 x 128 (or 64 x 256).");
+  static_assert(!kRegisterA || (kMmaM == 1 && !kPingPong && BN % 64 == 0),
+                "A through registers: cooperative tiles whose math warpgroups own 64 rows each, BN a multiple of 64.");
 };
 
 // What the producer copies into a stage's scale slot (BlockShape::kScaleSlots): a_bytes of A's
@@ -182,9 +191,9 @@ struct StageDescriptors {
   // The low words (start address, leading-byte offset) of stage 0's: A at this warpgroup's first
   // row, B. The high words (stride-byte offset, swizzle) are constants of the tiles.
   unsigned a_lo, b_lo;
+  // (An A through registers has no descriptor: a_lo is unused.)
   __device__ StageDescriptors(const Stages<Shape>& st, int row)
-      : a_lo(static_cast<unsigned>(Shape::TileA::descriptor(st.a(0), row, 0))),
-        b_lo(static_cast<unsigned>(Shape::TileB::descriptor(st.b(0), 0, 0))) {}
+      : a_lo(a_descriptor_lo(st, row)), b_lo(static_cast<unsigned>(Shape::TileB::descriptor(st.b(0), 0, 0))) {}
   // Stage s's A rows 64 mi on (of this warpgroup's) and B, at k offset kk.
   __device__ std::uint64_t a(int s, int mi, int kk) const {
     return join(a_lo + s * (Shape::TileA::kBytes >> 4) + (Shape::TileA::offset(64 * mi, kk) >> 4),
@@ -196,6 +205,10 @@ struct StageDescriptors {
   }
 
  private:
+  __device__ static unsigned a_descriptor_lo(const Stages<Shape>& st, int row) {
+    if constexpr (Shape::kRegisterA) return (void)st, (void)row, 0u;
+    else return static_cast<unsigned>(Shape::TileA::descriptor(st.a(0), row, 0));
+  }
   __device__ static std::uint64_t join(unsigned lo, unsigned hi) {
     return (static_cast<std::uint64_t>(hi) << 32) | lo;
   }
@@ -206,6 +219,8 @@ struct StageDescriptors {
 template <class Shape>
 __device__ __forceinline__ void mma_stage(float (&acc)[Shape::kMmaM][Shape::kAccRegs], const StageDescriptors<Shape>& d,
                                           int s, int accumulate = 1) {
+  static_assert(!Shape::kRegisterA, "mma_stage reads A through its descriptor (consumer.cuh's register_a_mainloop "
+                                    "reads it through registers).");
 #pragma unroll
   for (int kk = 0; kk < Shape::BK; kk += Shape::Mma::kK) {
     const std::uint64_t desc_b = d.b(s, kk);

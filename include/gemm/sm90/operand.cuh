@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <cuda.h>
+#include "../ptx/ld_shared.cuh"
 #include "../ptx/tma.cuh"
 #include "../ptx/wgmma.cuh"
 #include "../status.cuh"
@@ -28,13 +29,15 @@ struct OperandSource {
   MapPlace at{};
 };
 
-template <class In, int kMN, bool kKMajor>
+// kThroughRegisters: an MN-major TF32 A that the math warpgroups read into registers
+// (RegisterFragments below) instead of through a descriptor.
+template <class In, int kMN, bool kKMajor, bool kThroughRegisters = false>
 struct OperandTile {
   static constexpr int kRowElems = 128 / static_cast<int>(sizeof(In));  // elements per 128-byte row
   static constexpr int kBK = kRowElems;                                  // k per stage: one row's worth
-  static_assert(kKMajor || sizeof(In) == 2,
+  static_assert(kKMajor || sizeof(In) == 2 || (kThroughRegisters && sizeof(In) == 4),
                 "wgmma reads tf32 (and fp8) operands K-major only: a tf32 operand must be stored with k contiguous "
-                "(A row-major, B transposed).");
+                "(A row-major, B transposed), or, for A, read through registers (WgmmaRegisterA).");
   static_assert(kMN >= 64 || kKMajor, "An MN-major operand tile is at least one 64-element box wide.");
   static_assert(!kKMajor || kMN <= 256, "TMA boxes hold at most 256 rows: a K-major tile is at most 256 wide.");
   static constexpr bool kKMajorTile = kKMajor;
@@ -128,6 +131,38 @@ struct OperandTile {
   // The descriptors' high word, the same for every slice of every tile of this kind.
   static constexpr int kDescriptorSbo = 1024;
   static constexpr unsigned kDescriptorHigh = ptx::smem_descriptor_high(kDescriptorSbo, ptx::Swizzle::B128);
+};
+
+// The wgmma fragments of an MN-major TF32 tile (OperandTile<float, kMN, false, true>), which tf32
+// descriptors cannot read (they read K-major only): a math warpgroup loads them into registers from
+// the tile as TMA wrote it, and its wgmmas read A from there (WgmmaRs). Lane l of warp w holds, for
+// each k step s (8 k) and register e, A(row + 16 w + l / 4 + 8 (e % 2), 8 s + l % 4 + 4 (e / 2))
+// (ptx/wgmma_ops.cuh). In the swizzled layout that is element (m, k) at box m / 32, row k, 16-byte
+// piece ((m % 32) / 4) ^ (k % 8), word m % 4: a warp's load of one register reads 8 m of 4 k rows,
+// 2 lanes to a bank. (Boxes 8 m wide and unswizzled put the 32 lanes in 32 banks, but TMA moved
+// their 32-byte rows too slowly: the kernel ran 15% slower.)
+template <class Tile>
+struct RegisterFragments {
+  static_assert(!Tile::kKMajorTile && Tile::kRowElems == 32, "RegisterFragments: an MN-major tile of 4-byte elements.");
+  static constexpr int kSteps = Tile::kBK / 8;
+  unsigned at[4];  // register e's address for k step 0 of stage 0's tile (shared window)
+  __device__ RegisterFragments(const void* tile0, int row) {
+    const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+    const int m = row + 16 * warp + lane / 4, c = lane % 4;
+    // Register e adds 8 rows (piece + 2: m % 32 / 4 is 0, 1, 4 or 5 here, so without a carry) and
+    // 4 k (row + 4, and the swizzle's piece ^ 4).
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      at[e] = detail::smem_address(tile0) + (m / 32) * Tile::kBoxBytes + (c + 4 * (e / 2)) * 128 +
+              ((((m % 32) / 4 + 2 * (e % 2)) ^ (c + 4 * (e / 2))) << 4) + (m % 4) * 4;
+  }
+  // The fragments of the tile `stage_offset` bytes after stage 0's: its kSteps k steps.
+  __device__ __forceinline__ void load(unsigned (&a)[kSteps][4], unsigned stage_offset) const {
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) a[s][e] = ptx::ld_shared_b32(at[e] + stage_offset + s * 8 * 128);
+  }
 };
 
 }  // namespace gemm::sm90

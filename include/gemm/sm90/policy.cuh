@@ -117,6 +117,21 @@ struct PackMisalignedOperands {
   static std::string describe() { return "PackMisalignedOperands"; }
 };
 
+// How wgmma reads A: from shared memory through a descriptor, as TMA wrote it (WgmmaSS), or, for a
+// TF32 A stored k x m, through registers: each math warpgroup loads its fragments from the stage
+// (WgmmaRegisterA; sm90/operand.cuh's RegisterFragments). TF32 descriptors read only K-major
+// operands, so without it such an A is first copied transposed, a pass over A; a row-major A still
+// goes through its descriptor. The cooperative schedules, single TF32 products, math warpgroups of
+// 64 rows (BlockTile<128, BN> with two consumers).
+struct WgmmaSS {
+  static constexpr bool kRegisterA = false;
+  static std::string describe() { return "WgmmaSS"; }
+};
+struct WgmmaRegisterA {
+  static constexpr bool kRegisterA = true;
+  static std::string describe() { return "WgmmaRegisterA"; }
+};
+
 // What a split-K part cuts: `splits` k slices of each tile after the first `whole` (1: none).
 struct HopperKSlices {
   int splits = 1;
@@ -274,7 +289,8 @@ struct HopperFixedSplitK {
 };
 
 template <class TileP, int Stages, class ScheduleP, class RasterP = SwizzledRaster<8>,
-          class EpilogueP = RegisterEpilogue, class OperandsP = TmaAlignedOperands, class KSplitP = NoSplitK>
+          class EpilogueP = RegisterEpilogue, class OperandsP = TmaAlignedOperands, class KSplitP = NoSplitK,
+          class MathP = WgmmaSS>
 struct HopperPolicy {
   using Tile = TileP;
   using Schedule = ScheduleP;
@@ -282,6 +298,13 @@ struct HopperPolicy {
   using Epilogue = EpilogueP;
   using Operands = OperandsP;
   using KSplit = KSplitP;
+  using Math = MathP;
+  static_assert(!Math::kRegisterA || (Schedule::kWarpSpecialized && !Schedule::kPingPong),
+                "HopperPolicy: WgmmaRegisterA needs a cooperative warp-specialised schedule (ProducerConsumer or "
+                "PersistentProducerConsumer).");
+  // A TF32 A stored k x m read through registers (WgmmaRegisterA), not copied transposed.
+  template <class T>
+  static constexpr bool kRegisterA = Math::kRegisterA && std::is_same_v<T, tf32>;
 
   static constexpr bool kSplitsK = !std::is_same_v<KSplit, NoSplitK>;
   static_assert(!kSplitsK || (Schedule::kWarpSpecialized && !Schedule::kPingPong),
@@ -307,7 +330,7 @@ struct HopperPolicy {
   static const char* name() { return "HopperPolicy"; }
   static std::string parts() {
     return Tile::describe() + ", " + detail::templated("TmaStages", Stages) + ", " + Schedule::describe() +
-           ", WgmmaSS, " + Raster::describe() + ", " + Epilogue::describe() + ", " + Operands::describe() +
+           ", " + Math::describe() + ", " + Raster::describe() + ", " + Epilogue::describe() + ", " + Operands::describe() +
            (kSplitsK ? ", " + KSplit::describe() : std::string());
   }
 
@@ -339,7 +362,7 @@ struct HopperPolicy {
 
   template <class In, Op OpA = Op::N, Op OpB = Op::N, bool ScaleSlots = false>
   using Shape = sm90::BlockShape<In, Tile::BM, Tile::BN, Stages, Schedule::kConsumers, OpA, OpB, Epilogue::kBuffers,
-                                 Schedule::kPingPong, ScaleSlots>;
+                                 Schedule::kPingPong, ScaleSlots, Math::kRegisterA && std::is_same_v<In, float>>;
   // The block shape of the kernel a call's arguments launch: single FP8 products with scales on the
   // promoted tiles of two math warpgroups carry their block scales in the stages (BlockShape's
   // ScaleSlots: the scales' loads held the math warpgroups back 10-12%, design/fp8.md); tensor and
@@ -362,11 +385,11 @@ struct HopperPolicy {
   static int smem_bytes() { return Shape<In, Op::N, kNarrowB ? Op::T : Op::N>::kSmemBytes; }
 
   // Whether TMA reads A (B) as the caller stores it: always for 16-bit types; for TF32 and FP8 only
-  // when it is K-major (otherwise the transposing pass reads it, element by element); never for
-  // 3xTF32 (the split reads it).
+  // when it is K-major (otherwise the transposing pass reads it, element by element), or for TF32's A
+  // read through registers; never for 3xTF32 (the split reads it).
   template <class T, class Args>
   static bool tma_reads_a(const Args& a) {
-    return is_k_major_only<T> ? a.op_a == Op::N : !std::is_same_v<T, tf32x3>;
+    return is_k_major_only<T> && !kRegisterA<T> ? a.op_a == Op::N : !std::is_same_v<T, tf32x3>;
   }
   template <class T, class Args>
   static bool tma_reads_b(const Args& a) {
@@ -496,7 +519,14 @@ struct HopperPolicy {
                     "TurnedRegisterEpilogue: single products of 16-bit, TF32 or FP8 types.");
       if (turns_block_scales(caller_args)) return Status::UnsupportedScales;
       return launch<T, typename detail::TurnedLayouts<Layouts>::type>(detail::turned(caller_args), dev, stream);
+    } else {
+      return launch_computed<T, Layouts>(caller_args, dev, stream);  // (the call as it is: only this branch
+                                                                     // compiles its kernels)
     }
+  }
+
+  template <class T, class Layouts, class Args>
+  static Status launch_computed(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     if (dev.arch != 90) return Status::UnsupportedArchitecture;  // wgmma is sm_90a's alone
     if (detail::reads_ab(caller_args) && !runs_batch<T>(caller_args)) return Status::UnsupportedBatch;
     if constexpr ((Args::kBatching == Batch::Pointers && !Schedule::kWarpSpecialized) ||
@@ -511,9 +541,9 @@ struct HopperPolicy {
 
   template <class T, class Layouts, class Args>
   static Status launch_staged(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
-    // The layouts the kernel reads: TF32 and FP8 only A row-major and B transposed (see plan_staging).
-    // A tile narrower than 64 on B reads B transposed (kNarrowB).
-    using Reads = std::conditional_t<is_k_major_only<T>, detail::Ops<Op::N, Op::T>, Layouts>;
+    // The layouts the kernel reads: TF32 and FP8 only A row-major and B transposed (see plan_staging),
+    // TF32 with WgmmaRegisterA A either way. A tile narrower than 64 on B reads B transposed (kNarrowB).
+    using Reads = std::conditional_t<is_k_major_only<T> && !kRegisterA<T>, detail::Ops<Op::N, Op::T>, Layouts>;
     return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
       using L = detail::Ops<decltype(layouts)::a, kKMajorB<T> ? Op::T : decltype(layouts)::b>;
       using S = KernelShape<Args, L::a, L::b>;
@@ -694,7 +724,7 @@ struct HopperPolicy {
       // (An operand TMA cannot read is never a batch's: runs_batch.)
       const bool slow_rows = Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
                              (static_cast<long long>(lds[x]) * sizeof(In)) % Staging::kRowBytes != 0;
-      if ((is_k_major_only<T> || (x == 1 && kNarrowB)) && !k_major)
+      if (((is_k_major_only<T> && !(x == 0 && kRegisterA<T>)) || (x == 1 && kNarrowB)) && !k_major)
         st.add(x, mn[x], args.k, sizeof(In), /*transpose=*/true);
       else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) || slow_rows))
         st.add(x, k_major ? mn[x] : args.k, k_major ? args.k : mn[x], sizeof(In));
