@@ -107,16 +107,6 @@ struct Tuned : Named<Tuned> {
   using HopperTile = HopperPolicy<BlockTile<128, BN>, Stages, PersistentProducerConsumer<2>, SwizzledRaster<8>,
                                   TmaStoreEpilogue, PackMisalignedOperands, KSplit>;
   using Hopper = HopperTile<256, 4>;
-  // TF32 with an operand stored the way TF32 descriptors cannot read (A stored k x m, B k x n) where
-  // 128x256 tiles serve: A read through registers (WgmmaRegisterA) instead of copied transposed
-  // first. A stored k x m (TT; TN with B still copied) as the caller has it; both row-major (NN)
-  // turned around (C^T = B^T A^T: B stored k x n is the turned call's A stored k x m, A stored m x k
-  // its B stored transposed), nothing copied. H200, 4096^3 against cuBLAS in the same runs: NN 0.91
-  // -> 1.00, TT 0.94 -> 1.03, TN 1.41 -> 1.55; 2048^3 NN 0.94 -> 1.13.
-  using HopperRegisterA = HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
-                                       TmaStoreEpilogue, PackMisalignedOperands, NoSplitK, WgmmaRegisterA>;
-  using HopperTurnedRegisterA = HopperPolicy<BlockTile<128, 256>, 4, PersistentProducerConsumer<2>, SwizzledRaster<8>,
-                                             TurnedRegisterEpilogue, PackMisalignedOperands, NoSplitK, WgmmaRegisterA>;
   // The same work per block turned on its side, for a ragged n: 4096 x 4097 is 32 x 17 tiles of
   // 128x256 (544: a fifth round for 16 SMs, whose 17th column holds one column of C) but 16 x 33 of
   // 256x128 (528: four whole rounds of 132).
@@ -172,6 +162,27 @@ struct Tuned : Named<Tuned> {
   // 1.40. Whole from 4096 on: 0.3-0.8x. (The partial tiles added by each tile's last block instead of
   // the second kernel: 0.83x with tensor scales.)
   using HopperSmallFp8 = HopperTile<64, 8, HopperSplitK<16, 4, 4, 0, 0, 4, 32>>;
+  // TF32 with an operand stored the way TF32 descriptors cannot read (A stored k x m, B k x n): on
+  // the widths whose math warpgroups own 64 rows (128x256, 128x192, 128x128, 128x64; kRegisterAWidth),
+  // the width Tuned chose with A read through registers (WgmmaRegisterA) instead of copied transposed
+  // first: A stored k x m as the caller has it (TT; TN with B still copied), both row-major (NN)
+  // turned around (C^T = B^T A^T: B stored k x n is the turned call's A stored k x m, A stored m x k
+  // its B stored transposed), nothing copied, where the turned call has no more tiles
+  // (registers_for_tf32). Plain single products (no fused instance compiles these kernels). H200,
+  // against cuBLAS in the same runs, before -> after: 4096^3 NN 0.91 -> 1.00, TT 0.94 -> 1.03, TN 1.41
+  // -> 1.55; 512 x 8192 x 8192 NN (two rounds of 128x256 tiles, B 256 MB) 0.59 -> 1.07; 128x128 tiles:
+  // 384 x 384 x 65536 TN 0.53 -> 0.74, 768 x 768 x 8192 NN 1.17 -> 1.63; 128x192: 768 x 3072 x 2048 NN
+  // 1.13 -> 1.60, 3072 x 768 x 3152 TN 1.19 -> 1.63; 128x64: 1000 x 1000 x 300 TT 1.20 -> 1.62.
+  template <class P, class Epilogue = typename P::Epilogue>
+  using RegisterA = HopperPolicy<typename P::Tile, P::kStages, typename P::Schedule, typename P::Raster, Epilogue,
+                                 typename P::Operands, typename P::KSplit, WgmmaRegisterA>;
+  template <class P>
+  using TurnedRegisterA = RegisterA<P, TurnedRegisterEpilogue>;
+  using HopperRegisterA = RegisterA<Hopper>;
+  using HopperTurnedRegisterA = TurnedRegisterA<Hopper>;
+  template <class P>
+  static constexpr bool kRegisterAWidth = std::is_same_v<P, Hopper> || std::is_same_v<P, HopperBalanced> ||
+                                          std::is_same_v<P, HopperMedium> || std::is_same_v<P, HopperSmall>;
   // m <= 128 (decode: a few tokens against a weight): memory-bound on B, so the tile is 64 rows (one
   // math warpgroup, half the wgmma work of a 128-row tile on rows that do not exist), 8 stages deep
   // to keep B in flight, and k split across blocks where the tiles fill at most a quarter of the SMs
@@ -304,8 +315,9 @@ struct Tuned : Named<Tuned> {
            "}, fewer {" + DoubleMmaSmall::parts() + "}, before sm_80 {" + Double::parts() +
            "}; tf32 on sm_80-89: as bf16's mma.sync choices; tf32x3 on sm_80-89: at least one tile per SM {" +
            Mma3xTf32::parts() + "}, fewer {" + Mma3xTf32Small::parts() + "}; bf16, fp16, tf32 and tf32x3 on sm_90 {" +
-           Hopper::parts() + "} (tf32 plain single products with A stored k x m {" + HopperRegisterA::parts() +
-           "}, with A and B row-major turned around where that takes no more rounds of the SMs {" +
+           Hopper::parts() + "} (tf32 plain single products on it and on 128x192, 128x128 and 128x64 below: "
+           "with A stored k x m the same width with A through registers, e.g. {" + HopperRegisterA::parts() +
+           "}, with A and B row-major the same turned around where that makes no more tiles, e.g. {" +
            HopperTurnedRegisterA::parts() + "}), the same turned (not tf32x3) where it takes fewer rounds of the SMs {" +
            HopperTall::parts() + "}, where 128x192 tiles balance the rounds better {" + HopperBalanced::parts() +
            "}, 16-bit plain single products where 192x128 tiles balance them better still {" +
@@ -515,7 +527,8 @@ struct Tuned : Named<Tuned> {
         }
         if (Status s = turned_decode<T, L>(args, dev, visit); !try_another(s)) return s;
       }
-      if (Status s = hopper<T, L>(args, dev, visit); !try_another(s)) return s;
+      auto tf32_visit = registers_for_tf32<T, L>(args, visit);
+      if (Status s = hopper<T, L>(args, dev, tf32_visit); !try_another(s)) return s;
       if (dev.arch >= 80) {
         if constexpr (std::is_same_v<T, tf32>) {
           if (Status s = mma_sync<T, Fallback>(args, dev, visit); !try_another(s)) return s;
@@ -681,6 +694,38 @@ struct Tuned : Named<Tuned> {
 
   // The Hopper kernel for this shape (sm_90 only; without sm_90a code in the binary it answers
   // UnsupportedArchitecture and the caller goes on).
+  // The visitor of TF32's Hopper picks (hopper() below): a pick of a kRegisterAWidth composition for a
+  // plain single product with A stored k x m, or with A and B row-major where the turned call has no
+  // more tiles, becomes the same width reading A through registers (RegisterA, TurnedRegisterA); every
+  // other pick passes as it is.
+  template <class T, class L, class Args, class Visit>
+  static auto registers_for_tf32(const Args& args, Visit& visit) {
+    return [&args, &visit](auto pick, const char* why) -> Status {
+      using P = typename decltype(pick)::Policy;
+      if constexpr (std::is_same_v<T, tf32> && Args::kBatching == Batch::None && !detail::has_epilogue<Args> &&
+                    kRegisterAWidth<P>) {
+        if constexpr (L::a == Op::T) {
+          const std::string reason = std::string(why) + "; tf32 with A stored k x m: A read through registers "
+                                                        "(WgmmaRegisterA), not copied transposed";
+          return visit(detail::Pick<RegisterA<P>, T>{}, reason.c_str());
+        } else if constexpr (L::b == Op::N) {
+          // (Turned, the tiles lie the other way: no more of them, so that neither the rounds of the SMs
+          // nor the k split the width's rule made for the call grow: 4096 x 8 x 4096 is 32 tiles of
+          // 128x64, 4 slices each, but 64 turned, too many to split.)
+          constexpr int bm = P::Tile::BM, bn = P::Tile::BN;
+          if (batch_tiles(args, bn, bm) <= batch_tiles(args, bm, bn)) {
+            const std::string reason = std::string(why) + "; tf32 with A and B row-major: the call turned around "
+                                                          "(C^T = B^T A^T, in no more tiles), B read through "
+                                                          "registers as its A, nothing copied transposed, C "
+                                                          "stored from registers";
+            return visit(detail::Pick<TurnedRegisterA<P>, T>{}, reason.c_str());
+          }
+        }
+      }
+      return visit(pick, why);
+    };
+  }
+
   template <class T, class L, class Args, class Visit>
   static Status hopper(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;
@@ -830,24 +875,6 @@ struct Tuned : Named<Tuned> {
                                                   "128x128 tiles take fewer rounds of the SMs counting each as half a "
                                                   "round (medium_vs_wide_rounds): persistent "
                                                   "warp-specialised wgmma kernel, 128x128 tiles, TMA stores");
-        }
-        // TF32 single products with an operand TF32 descriptors cannot read: A through registers
-        // (plain calls only, so that no fused instance compiles these kernels).
-        if constexpr (std::is_same_v<T, tf32> && Args::kBatching == Batch::None && !detail::has_epilogue<Args>) {
-          if constexpr (L::a == Op::T)
-            return visit(Pick<HopperRegisterA, T>{}, "tf32, sm_90, A stored k x m, 128x256 tiles fill wide_tiles rounds "
-                                                     "of the SMs: persistent warp-specialised wgmma kernel, 128x256 "
-                                                     "tiles, A read through registers (not copied transposed), TMA "
-                                                     "stores");
-          if constexpr (L::a == Op::N && L::b == Op::N) {
-            // (Turned, the tiles lie the other way: only where they take no more rounds of the SMs.)
-            if (rounds(batch_tiles(args, 256, 128)) <= rounds(tiles(256)))
-              return visit(Pick<HopperTurnedRegisterA, T>{},
-                            "tf32, sm_90, A and B row-major, 128x256 tiles fill wide_tiles rounds of the SMs: the call "
-                            "turned around (C^T = B^T A^T), B read through registers as the turned call's A, nothing "
-                            "copied transposed; persistent warp-specialised wgmma kernel, 128x256 tiles, C stored "
-                            "from registers");
-          }
         }
         return visit(Pick<Hopper, T>{}, "sm_90, 128x256 tiles fill wide_tiles rounds of the SMs: persistent "
                                         "warp-specialised wgmma kernel, 128x256 tiles, TMA stores");

@@ -280,12 +280,35 @@ bool same_tf32_bits(Op oa, Op ob, int m, int n, int k, float beta) {
 }
 }  // namespace
 
-// TF32 with A read through registers (WgmmaRegisterA): Tuned's HopperRegisterA reads an A stored k x m
-// as it is (B stored k x n still copied transposed), HopperTurnedRegisterA turns the call around (a
-// row-major B is the turned call's A stored k x m, nothing copied). Every layout (a row-major A goes
-// through its descriptor), ragged and misaligned input, several tiles per block, C through TMA, in
-// row order and from registers; and C bitwise the same as the 128x256 composition that reads
-// transposed copies instead.
+// TF32 with A read through registers (WgmmaRegisterA): Tuned's RegisterA<P> reads an A stored k x m as
+// it is (B stored k x n still copied transposed), TurnedRegisterA<P> turns the call around (a
+// row-major B is the turned call's A stored k x m, nothing copied), on each width Tuned gives them:
+// 128x256, 128x192, 128x128 and 128x64 (the last two with their k split). Every layout (a row-major A
+// goes through its descriptor), ragged and misaligned input, several tiles per block, k slices, C
+// through TMA, in row order and from registers; and C bitwise the same as the width's composition
+// that reads transposed copies instead.
+template <class P>
+void check_register_a_width() {
+  using Tuned = gemm::preset::Tuned;
+  using R = Tuned::RegisterA<P>;
+  using RT = Tuned::TurnedRegisterA<P>;
+  std::vector<Case> cases = tuned_composition_cases();
+  cases.push_back(Case{65, 63, 7, 2.0, 0.0, 0, 0, 0, 0, 0, 0, true});  // one k step, part of one tile
+  cases.push_back(Case{300, 200, 4100, 1.0, 0.5});                     // few tiles, a long k (split)
+  for (const Case& c : cases)
+    for (Op a : {Op::N, Op::T})
+      for (Op b : {Op::N, Op::T}) {
+        gemm_test::run_case<R, gemm::tf32>(c.with_ops(a, b));
+        gemm_test::run_case<RT, gemm::tf32>(c.with_ops(a, b));
+      }
+  for (Op a : {Op::N, Op::T})
+    for (Op b : {Op::N, Op::T}) {
+      CHECK(same_tf32_bits<P, R>(a, b, 1000, 777, 333, 0.f));
+      CHECK(same_tf32_bits<P, RT>(a, b, 1000, 777, 333, 0.5f));
+      CHECK(same_tf32_bits<P, R>(a, b, 384, 256, 8200, 0.f));  // k split in slices (128x128, 128x64)
+    }
+}
+
 TEST_CASE("Tuned's TF32 compositions reading A through registers are correct on ragged and misaligned input, "
           "every layout, and bitwise equal to the transposed copies' results",
           "[gpu][hopper][Tuned][tf32][registers]") {
@@ -293,28 +316,19 @@ TEST_CASE("Tuned's TF32 compositions reading A through registers are correct on 
     WARN("SKIPPED: needs an sm_90 GPU");
     return;
   }
-  using R = gemm::preset::Tuned::HopperRegisterA;
-  using RT = gemm::preset::Tuned::HopperTurnedRegisterA;
-  using H = gemm::preset::Tuned::Hopper;
-  gemm_test::check_preset<R, gemm::tf32>();
-  gemm_test::check_preset<RT, gemm::tf32>();
-  std::vector<Case> cases = tuned_composition_cases();
-  cases.push_back(Case{65, 63, 7, 2.0, 0.0, 0, 0, 0, 0, 0, 0, true});  // one k step, part of one tile
-  for (const Case& c : cases)
-    for (Op a : {Op::N, Op::T})
-      for (Op b : {Op::N, Op::T}) {
-        gemm_test::run_case<R, gemm::tf32>(c.with_ops(a, b));
-        gemm_test::run_case<RT, gemm::tf32>(c.with_ops(a, b));
-      }
-  // Several tiles per block (2048 x 4000: 256 tiles of 128x256) and what Tuned gives them.
-  gemm_test::run_case<R, gemm::tf32>(Case{4000, 2048, 200, 0.5, 1.0}.with_ops(Op::T, Op::T));
-  gemm_test::run_case<RT, gemm::tf32>(Case{2048, 4001, 199, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
-  gemm_test::run_case<gemm::preset::Tuned, gemm::tf32>(Case{2048, 2048, 1024, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
-  gemm_test::run_case<gemm::preset::Tuned, gemm::tf32>(Case{2048, 2048, 1000, -1.0, 0.5}.with_ops(Op::T, Op::T));
-  gemm_test::run_case<gemm::preset::Tuned, gemm::tf32>(Case{2048, 2048, 1000, 1.0, 0.0}.with_ops(Op::T, Op::N));
-  for (Op a : {Op::N, Op::T})
-    for (Op b : {Op::N, Op::T}) {
-      CHECK(same_tf32_bits<H, R>(a, b, 1000, 777, 333, 0.f));
-      CHECK(same_tf32_bits<H, RT>(a, b, 1000, 777, 333, 0.5f));
-    }
+  using Tuned = gemm::preset::Tuned;
+  gemm_test::check_preset<Tuned::HopperRegisterA, gemm::tf32>();
+  gemm_test::check_preset<Tuned::HopperTurnedRegisterA, gemm::tf32>();
+  check_register_a_width<Tuned::Hopper>();
+  check_register_a_width<Tuned::HopperBalanced>();
+  check_register_a_width<Tuned::HopperMedium>();
+  check_register_a_width<Tuned::HopperSmall>();
+  // Several tiles per block (2048 x 4000: 256 tiles of 128x256), and calls Tuned gives them: 2048^2 x
+  // 160 on 128x256 tiles, 768 x 768 x 8192 on 128x128 tiles in k slices, 768 x 3072 on 128x192.
+  gemm_test::run_case<Tuned::HopperRegisterA, gemm::tf32>(Case{4000, 2048, 200, 0.5, 1.0}.with_ops(Op::T, Op::T));
+  gemm_test::run_case<Tuned::HopperTurnedRegisterA, gemm::tf32>(Case{2048, 4001, 199, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true});
+  const Case tuned_calls[] = {Case{2048, 2048, 160, 1.0, 0.0, 0, 0, 0, 0, 0, 0, true}, Case{768, 768, 8192, -1.0, 0.5},
+                              Case{768, 3072, 256, 1.0, 0.0}};
+  for (const Case& c : tuned_calls)
+    for (Op a : {Op::N, Op::T}) gemm_test::run_case<Tuned, gemm::tf32>(c.with_ops(a, a));
 }

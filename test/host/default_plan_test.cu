@@ -1115,34 +1115,47 @@ TEST_CASE("fp32 decode's k slices: the count whose rounds of resident clusters c
   CHECK(dot_rows_slices(5000, 14336, 1, two) == 1);
 }
 
-// TF32 where 128x256 tiles serve and an operand is stored the way TF32 descriptors cannot read: A
-// stored k x m read through registers (no copy of A; B stored k x n still copied), both row-major
-// turned around (nothing copied). Not where A is row-major and B transposed, not for 16-bit types,
-// 3xTF32, fused calls or batches, and NN not where the turned tiles take more rounds of the SMs.
+// TF32 with an operand stored the way TF32 descriptors cannot read: on the widths whose math
+// warpgroups own 64 rows (128x256, 128x192, 128x128, 128x64), A stored k x m read through registers
+// (no copy of A; B stored k x n still copied), both row-major turned around (nothing copied) where the
+// turned call has no more tiles. Not where A is row-major and B transposed, not for 16-bit types,
+// 3xTF32, fused calls or batches.
 TEST_CASE("the default plan reads a TF32 A stored k x m through registers", "[host][plan]") {
   using P = gemm::DefaultPolicy;
   using gemm::tf32;
-  const std::string registers = "HopperPolicy<" + gemm::preset::Tuned::HopperRegisterA::parts() + ">";
-  const std::string turned = "HopperPolicy<" + gemm::preset::Tuned::HopperTurnedRegisterA::parts() + ">";
+  using Tuned = gemm::preset::Tuned;
+  const auto name = [](auto policy) { return "HopperPolicy<" + decltype(policy)::parts() + ">"; };
   const gemm::Plan nn = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096);
-  CHECK(nn.composition == turned);
+  CHECK(nn.composition == name(Tuned::HopperTurnedRegisterA{}));
   CHECK(has(nn.composition, "WgmmaRegisterA"));
   CHECK(has(nn.composition, "TurnedRegisterEpilogue"));
+  CHECK(has(nn.reason, "turned around"));
   CHECK(nn.workspace_bytes == 0);
   const gemm::Plan tt = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096, Op::T, Op::T);
-  CHECK(tt.composition == registers);
+  CHECK(tt.composition == name(Tuned::HopperRegisterA{}));
+  CHECK(has(tt.reason, "A read through registers"));
   CHECK(tt.workspace_bytes == 0);
   const gemm::Plan tn = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096, Op::T, Op::N);
-  CHECK(tn.composition == registers);
+  CHECK(tn.composition == name(Tuned::HopperRegisterA{}));
   CHECK(tn.workspace_bytes == 4096ull * 4096 * 4);  // B copied transposed, A not
   const gemm::Plan nt = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096, Op::N, Op::T);
   CHECK(has(nt.composition, "WgmmaSS"));
   CHECK(nt.workspace_bytes == 0);
-  CHECK(plan_nn<tf32, P, float>(kH100, 2048, 2048, 2048).composition == turned);
-  CHECK(plan_nn<tf32, P, float>(kH100, 8192, 2048, 8192).composition == turned);
-  // 4100 x 4096 turned is 32 x 17 = 544 tiles (five rounds) against 33 x 16 = 528 (four): the tiles
-  // Tuned chose, B read from a transposed copy.
-  CHECK(plan_nn<tf32, P, float>(kH100, 4100, 4096, 4096).composition != turned);
+  // The other widths: 128x128 split in k (768 x 768 x 8192: 36 tiles), 128x192 (768 x 3072: 96 tiles
+  // either way round), 128x64 (1024^3: 128 either way).
+  CHECK(plan_nn<tf32, P, float>(kH100, 768, 768, 8192).composition == name(Tuned::TurnedRegisterA<Tuned::HopperMedium>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 384, 384, 65536, Op::T, Op::N).composition ==
+        name(Tuned::RegisterA<Tuned::HopperMedium>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 768, 3072, 2048).composition == name(Tuned::TurnedRegisterA<Tuned::HopperBalanced>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 3072, 768, 3152, Op::T, Op::N).composition ==
+        name(Tuned::RegisterA<Tuned::HopperBalanced>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 1024, 1024, 1024).composition == name(Tuned::TurnedRegisterA<Tuned::HopperSmall>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 1000, 1000, 300, Op::T, Op::T).composition ==
+        name(Tuned::RegisterA<Tuned::HopperSmall>{}));
+  // Turned, 4100 x 4096 would be 32 x 17 = 544 tiles of 128x256 against 33 x 16 = 528, and 4096 x 8
+  // 64 tiles of 128x64 against 32 (which split in k): the widths Tuned chose, B read from a copy.
+  CHECK(!has(plan_nn<tf32, P, float>(kH100, 4100, 4096, 4096).composition, "WgmmaRegisterA"));
+  CHECK(!has(plan_nn<tf32, P, float>(kH100, 4096, 8, 4096).composition, "WgmmaRegisterA"));
   CHECK(!has(plan_nn<bf16>(kH100, 4096, 4096, 4096, Op::T, Op::T).composition, "WgmmaRegisterA"));
   CHECK(!has(plan_nn<gemm::tf32x3, P, float>(kH100, 4096, 4096, 4096, Op::T, Op::T).composition, "WgmmaRegisterA"));
   const gemm::Epilogue<float, gemm::act::ReLU, float> relu{ptr<float>(), 4096, ptr<float>(), gemm::BiasKind::PerColumn};

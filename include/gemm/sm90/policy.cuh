@@ -299,6 +299,7 @@ struct HopperPolicy {
   using Operands = OperandsP;
   using KSplit = KSplitP;
   using Math = MathP;
+  static constexpr int kStages = Stages;
   static_assert(!Math::kRegisterA || (Schedule::kWarpSpecialized && !Schedule::kPingPong),
                 "HopperPolicy: WgmmaRegisterA needs a cooperative warp-specialised schedule (ProducerConsumer or "
                 "PersistentProducerConsumer).");
