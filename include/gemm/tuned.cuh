@@ -20,7 +20,8 @@ namespace gemm::preset {
 // type, architecture, shape and alignment. See docs/design/ for how each was chosen; on sm_80
 // the same choices apply but are unmeasured. gemm::gemm<T>() with no policy named uses this preset.
 //   float:       CUDA-core compositions from tools/autotune.cu (strict fp32);
-//   tf32:        on sm_90 the Hopper kernel (TF32 wgmma, operands made K-major first), except a few
+//   tf32:        on sm_90 the Hopper kernel (TF32 wgmma: an A stored k x m read through registers, A
+//                and B row-major turned around, other operands made K-major first), except a few
 //                rows of C against a row-major B (strict fp32 on CUDA cores, B read once); on sm_80-89
 //                mma.sync with tf32 (MmaSync's composition; any alignment); before sm_80, strict fp32
 //                on CUDA cores (WarpTiled: within TF32's error);

@@ -5,7 +5,8 @@
 namespace gemm::sm90 {
 
 inline constexpr int kMaxConsumers = 3;
-// Consumer c's own epilogue (its 128 threads: the staged stores' buffer hand-offs).
+// Consumer c's own epilogue (its 128 threads: the staged stores' buffer hand-offs), and its threads
+// meeting after a unit whose mainloop it skips (consumer.cuh: skip_mainloop).
 __host__ __device__ constexpr int epilogue_barrier(int consumer) { return 1 + consumer; }
 // Ping-pong: consumer c may start its next tile's mainloop (256 threads: both consumers).
 __host__ __device__ constexpr int turn_barrier(int consumer) { return 1 + kMaxConsumers + consumer; }

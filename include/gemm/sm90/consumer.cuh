@@ -107,14 +107,24 @@ __device__ __forceinline__ void register_a_mainloop(Accumulators<Shape>& acc, co
 // with and without it, alternated): 128x256 tiles 14-16% faster at 1088 and 2112 x 4096 x 4096 and
 // grouped DeepSeek-V3 down 10-15% (up 3%); but 128x128 tiles 8-15% slower at 576 x 7168 x 7168 and
 // 320 x 14336 x 4096, where one warpgroup's m64n128 wgmmas alone do not keep the tensor cores busy.
+//
+// Only the leader waits for each stage (and hands it back); the warpgroup's other threads move their
+// ring position on and meet it at the consumer's barrier after the loop. With every thread waiting,
+// nothing kept the four warps together (no wgmma of theirs to wait for), and a warp that fell two
+// fills of a stage behind read the barrier's parity as the fill before: it then waited a whole ring
+// lap late and the warpgroup's next wgmmas never started (a hang, measured at 4000 x 2048 x 200, beta
+// != 0, where the other consumer's long epilogue let the ring run ahead).
 template <class Shape>
 __device__ __forceinline__ void skip_mainloop(const Stages<Shape>& st, RingPosition<Shape::kStages>& pos,
-                                              int k_blocks, bool leader) {
+                                              int k_blocks, bool leader, int consumer) {
   for (int kb = 0; kb < k_blocks; ++kb) {
-    ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
-    if (leader) st.release(pos.stage);
+    if (leader) {
+      ptx::mbarrier_wait(st.full(pos.stage), pos.phase);
+      st.release(pos.stage);
+    }
     pos.advance();
   }
+  ptx::named_barrier_sync(epilogue_barrier(consumer), 128);  // (the leader has seen every fill)
 }
 
 // The promoted mainloop (3xTF32, FP8): two sets of stage products in turn, so that while one

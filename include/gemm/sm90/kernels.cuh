@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(128 * (Shape::kConsumers + 1), 1)
       } else if constexpr (kPromote) {
         promoted_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader, promotion_for<Shape>(args, u, row, &st, &ring), u.k_begin);
       } else if (Shape::BN >= 256 && u.tile_m * Shape::BM + row >= args.m) {
-        skip_mainloop<Shape>(st, pos, u.k_blocks, leader);  // (rows all past the entry's end)
+        skip_mainloop<Shape>(st, pos, u.k_blocks, leader, consumer);  // (rows all past the entry's end)
       } else if constexpr (Shape::kRegisterA) {
         register_a_mainloop<Shape>(acc, st, pos, row, u.k_blocks, leader);
       } else {
