@@ -693,8 +693,15 @@ struct Tuned : Named<Tuned> {
     }
   }
 
-  // The Hopper kernel for this shape (sm_90 only; without sm_90a code in the binary it answers
-  // UnsupportedArchitecture and the caller goes on).
+  // A pick's reason with a note after it, in a buffer of the calling thread's: every call decides
+  // anew, and a string built per call would allocate on the path of each (the reason is read at once:
+  // gemm::plan copies it, a call ignores it).
+  static const char* with_note(const char* why, const char* note) {
+    static thread_local std::string joined;
+    joined.assign(why).append(note);
+    return joined.c_str();
+  }
+
   // The visitor of TF32's Hopper picks (hopper() below): a pick of a kRegisterAWidth composition for a
   // plain single product with A stored k x m, or with A and B row-major where the turned call has no
   // more tiles, becomes the same width reading A through registers (RegisterA, TurnedRegisterA); every
@@ -706,27 +713,27 @@ struct Tuned : Named<Tuned> {
       if constexpr (std::is_same_v<T, tf32> && Args::kBatching == Batch::None && !detail::has_epilogue<Args> &&
                     kRegisterAWidth<P>) {
         if constexpr (L::a == Op::T) {
-          const std::string reason = std::string(why) + "; tf32 with A stored k x m: A read through registers "
-                                                        "(WgmmaRegisterA), not copied transposed";
-          return visit(detail::Pick<RegisterA<P>, T>{}, reason.c_str());
+          return visit(detail::Pick<RegisterA<P>, T>{},
+                       with_note(why, "; tf32 with A stored k x m: A read through registers (WgmmaRegisterA), not "
+                                      "copied transposed"));
         } else if constexpr (L::b == Op::N) {
           // (Turned, the tiles lie the other way: no more of them, so that neither the rounds of the SMs
           // nor the k split the width's rule made for the call grow: 4096 x 8 x 4096 is 32 tiles of
           // 128x64, 4 slices each, but 64 turned, too many to split.)
           constexpr int bm = P::Tile::BM, bn = P::Tile::BN;
-          if (batch_tiles(args, bn, bm) <= batch_tiles(args, bm, bn)) {
-            const std::string reason = std::string(why) + "; tf32 with A and B row-major: the call turned around "
-                                                          "(C^T = B^T A^T, in no more tiles), B read through "
-                                                          "registers as its A, nothing copied transposed, C "
-                                                          "stored from registers";
-            return visit(detail::Pick<TurnedRegisterA<P>, T>{}, reason.c_str());
-          }
+          if (batch_tiles(args, bn, bm) <= batch_tiles(args, bm, bn))
+            return visit(detail::Pick<TurnedRegisterA<P>, T>{},
+                         with_note(why, "; tf32 with A and B row-major: the call turned around (C^T = B^T A^T, in "
+                                        "no more tiles), B read through registers as its A, nothing copied "
+                                        "transposed, C stored from registers"));
         }
       }
       return visit(pick, why);
     };
   }
 
+  // The Hopper kernel for this shape (sm_90 only; without sm_90a code in the binary it answers
+  // UnsupportedArchitecture and the caller goes on).
   template <class T, class L, class Args, class Visit>
   static Status hopper(const Args& args, const detail::DeviceInfo& dev, Visit& visit) {
     using detail::Pick;

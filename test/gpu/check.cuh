@@ -388,6 +388,18 @@ struct CaseData {
   }
 };
 
+// The case's call through Policy on d's inputs, into C (d.dC, or another copy of it).
+template <class Policy, class T, class Out>
+gemm::Status call_case(const CaseData<T, Out>& d, Out* C) {
+  const Case& c = d.c;
+  if (c.column_major)
+    return gemm::blas::gemm<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, d.alpha, d.dB, d.ldb, d.dA, d.lda, d.beta, C,
+                                       d.ldc);
+  if (c.op_a == Op::N && c.op_b == Op::N)
+    return gemm::gemm<T, Policy>(c.m, c.n, c.k, d.alpha, d.dA, d.lda, d.dB, d.ldb, d.beta, C, d.ldc);
+  return gemm::gemm<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, d.alpha, d.dA, d.lda, d.dB, d.ldb, d.beta, C, d.ldc);
+}
+
 // Runs the case with math type T and C of type Out, and checks every element of C against an fp64
 // host reference from the same inputs, and that nothing outside C was written.
 template <class Policy, class T, class Out = gemm::storage_t<T>>
@@ -395,20 +407,30 @@ void run_case(const Case& c) {
   const char* type = gemm::type_name<T, Out>();
   INFO(Policy::name() << "<" << type << "> " << c.str());
   const CaseData<T, Out> d(c);
-  gemm::Status status;
-  if (c.column_major) {
-    status = gemm::blas::gemm<T, Policy>(c.op_b, c.op_a, c.n, c.m, c.k, d.alpha, d.dB, d.ldb, d.dA, d.lda, d.beta, d.dC,
-                                         d.ldc);
-  } else if (c.op_a == Op::N && c.op_b == Op::N) {
-    status = gemm::gemm<T, Policy>(c.m, c.n, c.k, d.alpha, d.dA, d.lda, d.dB, d.ldb, d.beta, d.dC, d.ldc);
-  } else {
-    status = gemm::gemm<T, Policy>(c.op_a, c.op_b, c.m, c.n, c.k, d.alpha, d.dA, d.lda, d.dB, d.ldb, d.beta, d.dC, d.ldc);
-  }
-  INFO("status: " << gemm::to_string(status));
+  const gemm::Status status = call_case<Policy>(d, d.dC);
   REQUIRE(status == gemm::Status::Success);
   CUDA_REQUIRE(cudaGetLastError());
   CUDA_REQUIRE(cudaDeviceSynchronize());
   d.check();
+}
+
+// The case through Policy1 and through Policy2 on the same random A, B and C: true if C (with its
+// padding and the guard row after it) comes back bitwise the same. For compositions that compute the
+// same sums in the same order (deterministic kernels, one reading copies the other does without).
+template <class Policy1, class Policy2, class T, class Out = gemm::storage_t<T>>
+bool same_bits(const Case& c) {
+  const char* type = gemm::type_name<T, Out>();
+  INFO(Policy1::name() << " against " << Policy2::name() << " <" << type << "> " << c.str());
+  const CaseData<T, Out> d(c);
+  DeviceBuffer<Out> dc2(d.c0.size());
+  upload(dc2, d.c0);
+  REQUIRE(call_case<Policy1>(d, d.dC) == gemm::Status::Success);
+  REQUIRE(call_case<Policy2>(d, dc2.ptr + c.offset_c) == gemm::Status::Success);
+  CUDA_REQUIRE(cudaDeviceSynchronize());
+  std::vector<Out> c1(d.c0.size()), c2(d.c0.size());
+  CUDA_REQUIRE(cudaMemcpy(c1.data(), d.dc.ptr, c1.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+  CUDA_REQUIRE(cudaMemcpy(c2.data(), dc2.ptr, c2.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+  return std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(Out)) == 0;
 }
 
 // The cases every preset must pass: ragged sizes (1, primes, non-multiples of every tile),

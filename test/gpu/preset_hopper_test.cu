@@ -252,34 +252,6 @@ TEST_CASE("Tuned's 192x128 Hopper composition (three math warpgroups) is correct
   gemm_test::run_case<gemm::preset::Tuned, __half, float>(Case{3072, 1024, 2048, -1.0, 0.5}.with_ops(Op::T, Op::T));
 }
 
-namespace {
-// C from two compositions on the same data, bitwise: the two read the same TF32 bits of A and B, one
-// through a transposed copy and descriptors, the other through registers (or turned around).
-template <class P1, class P2>
-bool same_tf32_bits(Op oa, Op ob, int m, int n, int k, float beta) {
-  const Case c = Case{m, n, k, 1.0, beta}.with_ops(oa, ob);
-  std::vector<float> a(static_cast<size_t>(c.a_rows()) * c.lda()), b(static_cast<size_t>(c.b_rows()) * c.ldb()),
-      c0(static_cast<size_t>(m) * n);
-  gemm_test::fill_random(a);
-  gemm_test::fill_random(b);
-  gemm_test::fill_random(c0);
-  gemm_test::DeviceBuffer<float> da(a.size()), db(b.size()), dc1(c0.size()), dc2(c0.size());
-  CUDA_REQUIRE(cudaMemcpy(da.ptr, a.data(), a.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(db.ptr, b.data(), b.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(dc1.ptr, c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_REQUIRE(cudaMemcpy(dc2.ptr, c0.data(), c0.size() * 4, cudaMemcpyHostToDevice));
-  REQUIRE(gemm::gemm<gemm::tf32, P1>(oa, ob, m, n, k, 1.f, da.ptr, c.lda(), db.ptr, c.ldb(), beta, dc1.ptr, n) ==
-          gemm::Status::Success);
-  REQUIRE(gemm::gemm<gemm::tf32, P2>(oa, ob, m, n, k, 1.f, da.ptr, c.lda(), db.ptr, c.ldb(), beta, dc2.ptr, n) ==
-          gemm::Status::Success);
-  CUDA_REQUIRE(cudaDeviceSynchronize());
-  std::vector<float> c1(c0.size()), c2(c0.size());
-  CUDA_REQUIRE(cudaMemcpy(c1.data(), dc1.ptr, c0.size() * 4, cudaMemcpyDeviceToHost));
-  CUDA_REQUIRE(cudaMemcpy(c2.data(), dc2.ptr, c0.size() * 4, cudaMemcpyDeviceToHost));
-  return std::memcmp(c1.data(), c2.data(), c0.size() * 4) == 0;
-}
-}  // namespace
-
 // TF32 with A read through registers (WgmmaRegisterA): Tuned's RegisterA<P> reads an A stored k x m as
 // it is (B stored k x n still copied transposed), TurnedRegisterA<P> turns the call around (a
 // row-major B is the turned call's A stored k x m, nothing copied), on each width Tuned gives them:
@@ -303,9 +275,11 @@ void check_register_a_width() {
       }
   for (Op a : {Op::N, Op::T})
     for (Op b : {Op::N, Op::T}) {
-      CHECK(same_tf32_bits<P, R>(a, b, 1000, 777, 333, 0.f));
-      CHECK(same_tf32_bits<P, RT>(a, b, 1000, 777, 333, 0.5f));
-      CHECK(same_tf32_bits<P, R>(a, b, 384, 256, 8200, 0.f));  // k split in slices (128x128, 128x64)
+      // (C bitwise as the width reads it from transposed copies: the same TF32 bits, the same sums.)
+      CHECK(gemm_test::same_bits<P, R, gemm::tf32>(Case{1000, 777, 333, 1.0, 0.0}.with_ops(a, b)));
+      CHECK(gemm_test::same_bits<P, RT, gemm::tf32>(Case{1000, 777, 333, 1.0, 0.5}.with_ops(a, b)));
+      // k split in slices (128x128, 128x64)
+      CHECK(gemm_test::same_bits<P, R, gemm::tf32>(Case{384, 256, 8200, 1.0, 0.0}.with_ops(a, b)));
     }
 }
 

@@ -381,6 +381,9 @@ struct HopperPolicy {
   static constexpr bool kNarrowB = Tile::BN < 64;
   template <class T>
   static constexpr bool kKMajorB = is_k_major_only<T> || kNarrowB;
+  // And A: K-major only for TF32 and FP8, unless TF32 reads it through registers (WgmmaRegisterA).
+  template <class T>
+  static constexpr bool kKMajorA = is_k_major_only<T> && !kRegisterA<T>;
 
   template <class In>
   static int smem_bytes() { return Shape<In, Op::N, kNarrowB ? Op::T : Op::N>::kSmemBytes; }
@@ -390,7 +393,7 @@ struct HopperPolicy {
   // read through registers; never for 3xTF32 (the split reads it).
   template <class T, class Args>
   static bool tma_reads_a(const Args& a) {
-    return is_k_major_only<T> && !kRegisterA<T> ? a.op_a == Op::N : !std::is_same_v<T, tf32x3>;
+    return kKMajorA<T> ? a.op_a == Op::N : !std::is_same_v<T, tf32x3>;
   }
   template <class T, class Args>
   static bool tma_reads_b(const Args& a) {
@@ -544,7 +547,7 @@ struct HopperPolicy {
   static Status launch_staged(const Args& caller_args, const detail::DeviceInfo& dev, cudaStream_t stream) {
     // The layouts the kernel reads: TF32 and FP8 only A row-major and B transposed (see plan_staging),
     // TF32 with WgmmaRegisterA A either way. A tile narrower than 64 on B reads B transposed (kNarrowB).
-    using Reads = std::conditional_t<is_k_major_only<T> && !kRegisterA<T>, detail::Ops<Op::N, Op::T>, Layouts>;
+    using Reads = std::conditional_t<kKMajorA<T>, detail::Ops<Op::N, Op::T>, Layouts>;
     return detail::with_ops<Reads>(caller_args.op_a, caller_args.op_b, [&](auto layouts) {
       using L = detail::Ops<decltype(layouts)::a, kKMajorB<T> ? Op::T : decltype(layouts)::b>;
       using S = KernelShape<Args, L::a, L::b>;
@@ -725,7 +728,7 @@ struct HopperPolicy {
       // (An operand TMA cannot read is never a batch's: runs_batch.)
       const bool slow_rows = Args::kBatching == Batch::None && !k_major && mn[1 - x] >= kPackSlowRowsFrom &&
                              (static_cast<long long>(lds[x]) * sizeof(In)) % Staging::kRowBytes != 0;
-      if (((is_k_major_only<T> && !(x == 0 && kRegisterA<T>)) || (x == 1 && kNarrowB)) && !k_major)
+      if ((x == 0 ? kKMajorA<T> : kKMajorB<T>) && !k_major)
         st.add(x, mn[x], args.k, sizeof(In), /*transpose=*/true);
       else if (Operands::kPack && (!sm90::tma_compatible(stored[x], lds[x]) || slow_rows))
         st.add(x, k_major ? mn[x] : args.k, k_major ? args.k : mn[x], sizeof(In));
