@@ -518,23 +518,24 @@ TEST_CASE("the default plan splits the last round of the SMs along k on Hopper",
     return a.splits == splits && a.whole == whole;
   };
   // 192 tiles on 132 SMs: one round, then 60 tiles in 2 slices (120 blocks; the round costs 32 k blocks
-  // and 25 of fixup, against 64); 200 tiles leave 68, more than half a round: whole tiles. 136 tiles:
-  // 4 left, 8 slices at most (8 + 43 against 64).
+  // and 22 of fixup by each tile's last block, against 64); 200 tiles leave 68, more than half a round:
+  // whole tiles. 136 tiles: 4 left, 8 slices at most (8 + 18 of the separate fixup against 64).
   CHECK(same(Cut::cut(192, 64, 132), 2, 132));
   CHECK(same(Cut::cut(200, 64, 132), 1, 0));
   CHECK(same(Cut::cut(136, 64, 132), 8, 132));
-  CHECK(same(Cut::cut(192, 32, 132), 1, 0));   // 16 + 25 against 32: the fixup costs more than it saves
-  CHECK(same(Cut::cut(288, 12, 132), 1, 0));   // (3 slices of 4 k blocks: 4 + 28 against 12)
+  CHECK(same(Cut::cut(192, 32, 132), 1, 0));   // 16 + 22 against 32: the fixup costs more than it saves
+  CHECK(same(Cut::cut(288, 12, 132), 1, 0));   // (3 slices of 4 k blocks: 4 + 23 against 12)
   CHECK(same(Cut::cut(264, 64, 132), 1, 0));   // whole rounds only
   CHECK(same(Cut::cut(100, 64, 132), 1, 0));   // less than a round (and more than half): whole tiles
   CHECK(same(Cut::cut(9, 1024, 132), 8, 0));   // few tiles: the split of every tile, as slices()
   CHECK(same(gemm::HopperSplitK<8, 2, 32>::cut(192, 64, 132), 1, 0));  // (no tail split asked)
   // Tuned's 128x128 tiles split up to 16 slices where all their tiles do, the last round's at most 8
-  // (tail_round_blocks' fit): 4 tiles past a round in 8 slices of 7 k blocks (50 against 53).
+  // (tail_round_blocks' fit): 4 tiles past a round in 8 slices of 7 k blocks (25 against 53).
   using Medium = gemm::preset::Tuned::HopperMedium::KSplit;
   CHECK(same(Medium::cut(136, 53, 132), 8, 132));
   CHECK(same(Medium::cut(9, 1024, 132), 14, 0));
-  CHECK(Cut::tail_round_blocks(64, 2) == 32 + 2 * Cut::kTailSliceBlocks + Cut::kTailFixedBlocks);
+  CHECK(Cut::tail_round_blocks(64, 2) == 32 + 2 * Cut::kTailSliceBlocks + Cut::kTailLastBlockBlocks);
+  CHECK(Cut::tail_round_blocks(64, 8) == 8 + 8 * Cut::kTailSliceBlocks + Cut::kTailFixedBlocks);
   // Tuned: a weight gradient, 576 x 7168 x 8192 (dY^T X) is 190 tiles of 128x192 (two rounds of 1.5
   // times the work) or two rounds and 16 tiles of 128x128, the 16 in 8 slices: 128x128 tiles with the
   // scratch of 128 partial tiles and 16 counters.
@@ -542,6 +543,11 @@ TEST_CASE("the default plan splits the last round of the SMs along k on Hopper",
   CHECK(has(p.composition, "BlockTile<128,128>"));
   CHECK(has(p.reason, "tail split"));
   CHECK(p.workspace_bytes == 16ull * 8 * 128 * 128 * 4 + 256);
+  // 3072 x 768 x 8192 TN (GPT-2's fc weight gradient): 144 tiles of 128x128, the 12 past a round in
+  // 8 slices (16 + 18 k blocks of 128: 1.27 rounds), against 96 of 128x192 (1.46); 1536^3 the same
+  // tiles of 24 k blocks (3 + 18 of 24: 1.88 rounds), so 128x192.
+  CHECK(has(plan_nn<bf16>(kH100, 3072, 768, 8192, Op::T, Op::N).reason, "tail split"));
+  CHECK(has(plan_nn<bf16>(kH100, 1536, 1536, 1536).composition, "BlockTile<128,192>"));
   // On an H100 PCIe (114 SMs) the 280 tiles make 2 rounds and 52 tiles, in 2 slices.
   const gemm::Target kH100Pcie{90, 114, 227 * 1024};
   CHECK(plan_nn<bf16>(kH100Pcie, 576, 7168, 8192, Op::T, Op::N).workspace_bytes == 52ull * 2 * 128 * 128 * 4 + 256);
@@ -574,8 +580,9 @@ TEST_CASE("the default plan takes 192x128 tiles where their rows balance the rou
   CHECK(has(plan_nn<__half, gemm::DefaultPolicy, float>(kH100, 3072, 1024, 2048, Op::T).composition,
             "BlockTile<192,128>"));
   // Not where another width balances as well or better (3072 x 768: 96 tiles of 128x192 and of
-  // 192x128, the first faster), not for tf32, nor with a fused epilogue.
-  CHECK(has(plan_nn<bf16>(kH100, 3072, 768, 8192, Op::T).composition, "BlockTile<128,192>"));
+  // 192x128, the first faster; from k = 3200 or so the 128x128 tail split), not for tf32, nor with a
+  // fused epilogue.
+  CHECK(has(plan_nn<bf16>(kH100, 3072, 768, 2048, Op::T).composition, "BlockTile<128,192>"));
   CHECK(!has(plan_nn<gemm::tf32, gemm::DefaultPolicy, float>(kH100, 3072, 1024, 4096).composition,
              "BlockTile<192,128>"));
   const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu{ptr<bf16>(), 1024, ptr<bf16>(), gemm::BiasKind::PerColumn};
@@ -822,11 +829,11 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(gemm::HopperRules{}.wide_tiles.reached(111, 114));   // 128/132 x 114 = 110.5
   CHECK(!gemm::HopperRules{}.wide_tiles.reached(110, 114));
   // 2048^3: 128 wide tiles. One round on 132 SMs (128x256); short of a round on 142 (128x128). On
-  // 114 they take two rounds, 128x128 tiles three, 128x192 ones (176) two of 1.5 times a 128x128
-  // tile's work: 2.91 against 3 (128x192).
+  // 114 they take two rounds, 128x192 ones (176) two of 1.5 times a 128x128 tile's work (2.91),
+  // 128x128 tiles two rounds and 28 tiles, those in 4 slices (8 + 14 of 32 k blocks: 2.69).
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));
   CHECK(has(plan_nn<bf16>(kWide, 2048, 2048, 1024).composition, "BlockTile<128,128>"));
-  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).composition, "BlockTile<128,192>"));
+  CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).reason, "tail split"));
   // 2048 x 4096: 256 wide tiles, two rounds on 132 SMs (128x256), three on 114, where 512 tiles of
   // 128x128 take five half-size ones (medium_vs_wide_rounds, k >= 2048: 128x128), and 352 of 128x192
   // four (5.83 against 5). With k = 1536, too short for the medium rule (and too long for the
@@ -839,11 +846,13 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(has(plan_nn<bf16>(kH100, 1536, 2560, 1024).composition, "BlockTile<128,128>"));
   // 128x192 tiles where they balance the rounds (rounds x work / speed): 3072^3 is 384 of them, three
   // rounds (4.37), against 288 of 128x256 (three rounds of twice the work, 5.66) and 576 of 128x128
-  // (five, 5); 768 x 3072 is 96 (one round, 1.46) against two rounds of 128x128 (2). Not 4096^3
-  // (704: six rounds, 8.74, against four of 128x256, 7.55).
+  // (five, 5); 768 x 3072 x 2048 is 96 (one round, 1.46) against two rounds of 128x128 (2), or one
+  // and 12 tiles in 8 slices (4 + 18 of 32 k blocks: 1.69; at k = 8192 1.27, which takes it). Not
+  // 4096^3 (704: six rounds, 8.74, against four of 128x256, 7.55).
   CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).composition, "BlockTile<128,192>"));
   CHECK(has(plan_nn<bf16>(kH100, 3072, 3072, 3072).reason, "balance"));
-  CHECK(has(plan_nn<bf16>(kH100, 768, 3072, 8192, Op::T, Op::N).composition, "BlockTile<128,192>"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 3072, 2048, Op::T, Op::N).composition, "BlockTile<128,192>"));
+  CHECK(has(plan_nn<bf16>(kH100, 768, 3072, 8192, Op::T, Op::N).reason, "tail split"));
   CHECK(!has(plan_nn<bf16>(kH100, 4096, 4096, 4096).composition, "BlockTile<128,192>"));
   // fp32: the large tiles from 96/132 rounds: 96 tiles on 132 SMs, 57 on 78.
   CHECK(has(plan_nn<float>(kH100, 1536, 2048, 2048).reason, "fill large_tiles"));     // 96 tiles
@@ -1141,14 +1150,18 @@ TEST_CASE("the default plan reads a TF32 A stored k x m through registers", "[ho
   const gemm::Plan nt = plan_nn<tf32, P, float>(kH100, 4096, 4096, 4096, Op::N, Op::T);
   CHECK(has(nt.composition, "WgmmaSS"));
   CHECK(nt.workspace_bytes == 0);
-  // The other widths: 128x128 split in k (768 x 768 x 8192: 36 tiles), 128x192 (768 x 3072: 96 tiles
-  // either way round), 128x64 (1024^3: 128 either way).
+  // The other widths: 128x128 split in k (768 x 768 x 8192: 36 tiles; 768 x 3072 x 2048, 144 tiles,
+  // the 12 past a round in 8 slices), 128x192 (768 x 3072 x 1024: 96 tiles either way round), 128x64
+  // (1024^3: 128 either way).
   CHECK(plan_nn<tf32, P, float>(kH100, 768, 768, 8192).composition == name(Tuned::TurnedRegisterA<Tuned::HopperMedium>{}));
   CHECK(plan_nn<tf32, P, float>(kH100, 384, 384, 65536, Op::T, Op::N).composition ==
         name(Tuned::RegisterA<Tuned::HopperMedium>{}));
-  CHECK(plan_nn<tf32, P, float>(kH100, 768, 3072, 2048).composition == name(Tuned::TurnedRegisterA<Tuned::HopperBalanced>{}));
-  CHECK(plan_nn<tf32, P, float>(kH100, 3072, 768, 3152, Op::T, Op::N).composition ==
+  CHECK(plan_nn<tf32, P, float>(kH100, 768, 3072, 1024).composition == name(Tuned::TurnedRegisterA<Tuned::HopperBalanced>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 3072, 768, 1024, Op::T, Op::N).composition ==
         name(Tuned::RegisterA<Tuned::HopperBalanced>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 768, 3072, 2048).composition == name(Tuned::TurnedRegisterA<Tuned::HopperMedium>{}));
+  CHECK(plan_nn<tf32, P, float>(kH100, 3072, 768, 3152, Op::T, Op::N).composition ==
+        name(Tuned::RegisterA<Tuned::HopperMedium>{}));
   CHECK(plan_nn<tf32, P, float>(kH100, 1024, 1024, 1024).composition == name(Tuned::TurnedRegisterA<Tuned::HopperSmall>{}));
   CHECK(plan_nn<tf32, P, float>(kH100, 1000, 1000, 300, Op::T, Op::T).composition ==
         name(Tuned::RegisterA<Tuned::HopperSmall>{}));

@@ -162,13 +162,17 @@ struct HopperKSlices {
 // TailMinBlocks > 0 adds the tail split (split_k.cuh): where the tiles make whole rounds of the SMs
 // and a last round at most half full, the whole rounds run whole tiles and the last round's tiles
 // are cut into as many slices as fill it (at most 8 and MaxSlices, each at least TailMinBlocks k
-// blocks), where that round then costs less than a whole one: its slices' k blocks, plus kTailSliceBlocks per
-// slice (the last block reads every slice's partial tile) and kTailFixedBlocks (the counters' reset,
-// the partial tiles' stores), against the tile's k blocks. Fitted to tools/plan_audit.cu --tail on an
-// H200 (bf16, 128x128 tiles): 3072 x 1024 x 4096, one round and 60 tiles, 43.3 us in 2 slices against
-// 46.3 whole; 576 x 7168 x 8192 (16 tiles past 2 rounds, 8 slices) 115.4 against 134.5; but 1536^3
-// (24 k blocks, 8 slices) 23.1 against 20.0 and 2048 x 2304 x 768 (12 k blocks, 3 slices) 22.5
-// against 17.5: the fixup costs about 25 k blocks of a 128x128 tile in 2 slices, 45 in 8.
+// blocks), where that round then costs less than a whole one: its slices' k blocks, plus
+// kTailSliceBlocks per slice and kTailFixedBlocks once (split_k_fixup_kernel's launch and reads, from
+// kTailSeparateFrom slices), or kTailLastBlockBlocks once below that (each tile's last block reads
+// every slice's partial tile alone), against the tile's k blocks. H200, bf16, 128x128 tiles, the
+// tail cut in 2, 4 and 8 slices whatever the model says, against the same tiles whole (2 rounds) on
+// calls of 32-49 k blocks: the separate fixup costs 4.5-6.3 us (12-16 k blocks; 1.3 us more in 8
+// slices than in 4), the last block's 8-10 us (15-24); the first fit (3 a slice, 19 once) was made
+// before the separate fixup existed. Against the widths Tuned weighs the split with, over the 149
+// seeded random shapes of one to six rounds whose choice the refit changed: 1.080x the speed
+// (geometric mean; 124 faster by over 2%, 9 slower, the slowest 0.86x: 8536 x 931 x 6785 NT, 128x192
+// tiles 2.5 rounds), and on the shape space's 3072 x 768 x 8192 TN 0.86 -> 1.04 of cuBLAS.
 //
 // HalfMinBlocks > 0 (with FillDen > 2): tiles that fill more than 1 / FillDen of the SMs but at
 // most half of them split too, where each slice keeps at least HalfMinBlocks k blocks: a long k
@@ -212,9 +216,11 @@ struct HopperSplitK {
   // A slice's cost beyond its k blocks, in k blocks: its pipeline's fill and the partial tile's
   // store and reload.
   static constexpr int kFixupBlocks = 4;
-  // The tail split's fixup, in k blocks: per slice, and once.
-  static constexpr int kTailSliceBlocks = 3;
-  static constexpr int kTailFixedBlocks = 19;
+  // The tail split's fixup, in k blocks: per slice, and once (split_k_fixup_kernel from
+  // kTailSeparateFrom slices; each tile's last block below that).
+  static constexpr int kTailSliceBlocks = 1;
+  static constexpr int kTailFixedBlocks = 10;
+  static constexpr int kTailLastBlockBlocks = 20;
   // From this many slices (SeparateFrom; the tail split's from kTailSeparateFrom) a tile's partial
   // tiles are added by split_k_fixup_kernel, many blocks to a tile, instead of by the tile's last
   // block alone (split_k.cuh). H100, bf16, the same
@@ -228,7 +234,8 @@ struct HopperSplitK {
   static constexpr int kTailMaxSlices = MaxSlices < 8 ? MaxSlices : 8;
   // The cost of a tail split's round in k blocks: a slice's, and the fixup's.
   static int tail_round_blocks(int k_blocks, int slices) {
-    return detail::ceil_div(k_blocks, slices) + kTailSliceBlocks * slices + kTailFixedBlocks;
+    return detail::ceil_div(k_blocks, slices) + kTailSliceBlocks * slices +
+           (slices >= kTailSeparateFrom ? kTailFixedBlocks : kTailLastBlockBlocks);
   }
 
   // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the most that keep every
