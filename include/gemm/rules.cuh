@@ -128,6 +128,13 @@ struct HopperRules {
   // that: 2048 x 768 x 3072 is 96 tiles of 128x128 (one round, 73% full) and 128 of 128x96 (97%).
   // (Any value from 0.80 to 0.95 picks the same 4 of those 184 shapes.)
   double speed_narrow = 0.87;
+  // ... and, plain calls, within one round where 128x128 tiles make more than narrow_few_above of a
+  // round (fewer: split-K's slices): both then take one round, the 128x96 tiles 0.75 of the work
+  // each. H200, 240 seeded random bf16 shapes of half a round to eight rounds of 128x128 tiles, every
+  // width timed: on the 12 with B stored transposed and such counts (69-120 tiles of 128x96) 128x96
+  // was 1.10-1.25x the speed of the 128x128 tiles taken before (geometric mean 1.18); with B
+  // row-major it was not (0.72-1.16, about level: those tiles load 128 columns of B to use 96).
+  Rounds narrow_few_above{1, 2};
   // 128x128 tiles in k slices (HopperSplitK) against 128x64 ones (whole, or in slices of their own
   // below a quarter of the SMs), in k blocks of a 128x64 tile: a 128x128 k block costs
   // split_medium_cost of them, and splitting adds split_overhead_blocks (the partial tiles, the
@@ -265,7 +272,8 @@ struct TuningRules {
            detail::decimal(h.speed_balanced_tall) + ", 128x128 " +
            detail::decimal(h.speed_medium) + ", 128x96 " + detail::decimal(h.speed_narrow) +
            ", ping-pong 128x128 at k " + std::to_string(h.pingpong_min_k) + " to " + std::to_string(h.pingpong_max_k) +
-           " " + detail::decimal(h.speed_pingpong) + ", 128x96 below every other's cost), k slices of 128x128 over 128x64 tiles at " +
+           " " + detail::decimal(h.speed_pingpong) + ", 128x96 below every other's cost, within a round from " +
+           h.narrow_few_above.describe() + " of one of 128x128), k slices of 128x128 over 128x64 tiles at " +
            detail::decimal(h.split_medium_cost) + " per k block + " + std::to_string(h.split_overhead_blocks) +
            ", 128x128 with a split last round below " + detail::decimal(h.tail_gain) + " of the others' cost" +
            ", rows TMA cannot read on CUDA cores to k " + std::to_string(h.short_k_max_k) + " and " +

@@ -788,10 +788,14 @@ struct Tuned : Named<Tuned> {
         // (Fused epilogues too: H200, bias + GELU bf16 NT, against cuBLASLt's GELU_BIAS on the four
         // forward shapes of the shape space this takes, 0.88-1.06 against 0.80-0.92 for the ping-pong
         // and 128x128 tiles before: 8192 x 576 x 7168 0.90 / 0.67, 2048 x 768 x 3072 0.99 / 0.80.)
-        // (128x96 tiles: 16-bit with B stored transposed, where they fill medium_tiles rounds.)
-        const double narrow = is_16bit<T> && L::b == Op::T && r.medium_tiles.reached(tiles(96), dev.sms)
-                                  ? cost(tiles(96), 0.75, r.speed_narrow)
-                                  : HUGE_VAL;
+        // (128x96 tiles: 16-bit with B stored transposed, where they fill medium_tiles rounds, or,
+        // plain calls, make one round where 128x128 tiles make more than narrow_few_above of one and
+        // 128x64 tiles more than one.)
+        const bool narrow_round = r.medium_tiles.reached(tiles(96), dev.sms) ||
+                                  (!detail::has_epilogue<Args> && !r.narrow_few_above.within(tiles(128), dev.sms) &&
+                                   tiles(96) <= dev.sms && tiles(64) > dev.sms);
+        const double narrow =
+            is_16bit<T> && L::b == Op::T && narrow_round ? cost(tiles(96), 0.75, r.speed_narrow) : HUGE_VAL;
         // A plain 16-bit call with a short k: the ping-pong schedule's 128x128 tiles (their epilogues
         // under the other consumer's mainloop) where they make a round of the SMs and cost the least
         // at speed_pingpong (rules.cuh has the measurement).
@@ -808,7 +812,8 @@ struct Tuned : Named<Tuned> {
         if constexpr (is_16bit<T> && L::b == Op::T) {
           if (narrow < std::min({wide, balanced, tall, medium}))
             return visit(Pick<HopperNarrow, T>{}, "sm_90, 16-bit, B stored transposed: 128x96 tiles fill medium_tiles "
-                                                  "rounds and balance the rounds of the SMs better than every other "
+                                                  "rounds (or one round, past narrow_few_above of one of 128x128) "
+                                                  "and balance the rounds of the SMs better than every other "
                                                   "width whole (speed_narrow, rounds x work / speed): persistent "
                                                   "warp-specialised wgmma kernel, 128x96 tiles, TMA stores");
         }

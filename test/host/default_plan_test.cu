@@ -618,6 +618,19 @@ TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of 
   // With a fused epilogue as without (its epilogue under the cooperative schedule, whole rounds).
   CHECK(fused.status == Status::Success);
   CHECK(has(fused.composition, "BlockTile<128,96>"));
+  // Within a round, plain calls: 640 x 2048 x 4992 NT is 80 tiles of 128x128 (0.61 of a round) and
+  // 110 of 128x96, one round each, of 0.75 the work: 128x96. Not where 128x64 tiles make one round
+  // too (1792 x 576: 126 of them), with B row-major, or with a fused epilogue (not measured).
+  CHECK(has(plan_nn<bf16>(kH100, 640, 2048, 4992, Op::N, Op::T).composition, "BlockTile<128,96>"));
+  CHECK(has(plan_nn<bf16>(kH100, 640, 2048, 4992, Op::T, Op::T).reason, "narrow_few_above"));
+  CHECK(has(plan_nn<bf16>(kH100, 1792, 576, 4992, Op::N, Op::T).composition, "BlockTile<128,64>"));
+  CHECK(!has(plan_nn<bf16>(kH100, 640, 2048, 4992).composition, "BlockTile<128,96>"));
+  const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu_few{ptr<bf16>(), 2048, ptr<bf16>(),
+                                                                 gemm::BiasKind::PerColumn};
+  const gemm::Plan fused_few = gemm::plan<bf16>(kH100, Op::N, Op::T, 640, 2048, 4992, 1, ptr<bf16>(), 4992,
+                                                ptr<bf16>(), 4992, 0, nullptr, 2048, gelu_few);
+  CHECK(fused_few.status == Status::Success);
+  CHECK(!has(fused_few.composition, "BlockTile<128,96>"));
   // Fewer tiles than a round (512 x 576 x 7168: 24) split k on 128x128 tiles instead; large squares
   // keep their wide tiles.
   CHECK(has(plan_nn<bf16>(kH100, 512, 576, 7168, Op::N, Op::T).composition, "BlockTile<128,128>"));
