@@ -837,6 +837,19 @@ struct Tuned : Named<Tuned> {
                                                   "128x256, 256x128 and 128x128 ones (balanced_gain, rounds x work / "
                                                   "speed): persistent warp-specialised wgmma kernel, 128x192 tiles, "
                                                   "TMA stores");
+        // 128x256 tiles short of wide_tiles rounds where they cost the least of every width (one round
+        // of twice the work against two of 128x128), plain calls (what was measured).
+        if constexpr (!detail::has_epilogue<Args>) {
+          if (!wide_round && wide < std::min({balanced, tall, medium, split_tail, narrow})) {
+            if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
+              return visit(Pick<HopperTall, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but 256x128 "
+                                                  "tiles cost less than every other width (rounds x work / speed): "
+                                                  "persistent warp-specialised wgmma kernel, 256x128 tiles, TMA stores");
+            return visit(Pick<Hopper, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but they cost less "
+                                            "than every other width (rounds x work / speed): persistent "
+                                            "warp-specialised wgmma kernel, 128x256 tiles, TMA stores");
+          }
+        }
       }
       if (wide_round) {
         // A fused epilogue: ping-pong while 128x256 tiles take at most 4 rounds of the SMs, or where

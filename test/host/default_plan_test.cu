@@ -847,6 +847,11 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(has(plan_nn<bf16>(kH100, 2048, 2048, 2048).composition, "BlockTile<128,256>"));
   CHECK(has(plan_nn<bf16>(kWide, 2048, 2048, 1024).composition, "BlockTile<128,128>"));
   CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).reason, "tail split"));
+  // 1120 x 3584 x 1472 NT: 126 tiles of 128x256, short of wide_tiles rounds, but one round of twice
+  // the work (1.89) against two of 128x128 (252 tiles: 2), 128x192 (171: 2.91) and 128x96 (342:
+  // 2.59): 128x256, plain calls only.
+  CHECK(has(plan_nn<bf16>(kH100, 1120, 3584, 1472, Op::N, Op::T).composition, "BlockTile<128,256>"));
+  CHECK(has(plan_nn<bf16>(kH100, 1120, 3584, 1472, Op::N, Op::T).reason, "cost less than every other width"));
   // 2048 x 4096: 256 wide tiles, two rounds on 132 SMs (128x256), three on 114, where 512 tiles of
   // 128x128 take five half-size ones (medium_vs_wide_rounds, k >= 2048: 128x128), and 352 of 128x192
   // four (5.83 against 5). With k = 1536, too short for the medium rule (and too long for the
