@@ -788,12 +788,12 @@ struct Tuned : Named<Tuned> {
         // (Fused epilogues too: H200, bias + GELU bf16 NT, against cuBLASLt's GELU_BIAS on the four
         // forward shapes of the shape space this takes, 0.88-1.06 against 0.80-0.92 for the ping-pong
         // and 128x128 tiles before: 8192 x 576 x 7168 0.90 / 0.67, 2048 x 768 x 3072 0.99 / 0.80.)
-        // (128x96 tiles: 16-bit with B stored transposed, where they fill medium_tiles rounds, or,
-        // plain calls, make one round where 128x128 tiles make more than narrow_few_above of one and
-        // 128x64 tiles more than one.)
+        // (128x96 tiles: 16-bit with B stored transposed, where they fill medium_tiles rounds, or make
+        // one round where 128x128 tiles make more than narrow_few_above of one and 128x64 tiles more
+        // than one.)
         const bool narrow_round = r.medium_tiles.reached(tiles(96), dev.sms) ||
-                                  (!detail::has_epilogue<Args> && !r.narrow_few_above.within(tiles(128), dev.sms) &&
-                                   tiles(96) <= dev.sms && tiles(64) > dev.sms);
+                                  (!r.narrow_few_above.within(tiles(128), dev.sms) && tiles(96) <= dev.sms &&
+                                   tiles(64) > dev.sms);
         const double narrow =
             is_16bit<T> && L::b == Op::T && narrow_round ? cost(tiles(96), 0.75, r.speed_narrow) : HUGE_VAL;
         // A plain 16-bit call with a short k: the ping-pong schedule's 128x128 tiles (their epilogues
@@ -838,17 +838,15 @@ struct Tuned : Named<Tuned> {
                                                   "speed): persistent warp-specialised wgmma kernel, 128x192 tiles, "
                                                   "TMA stores");
         // 128x256 tiles short of wide_tiles rounds where they cost the least of every width (one round
-        // of twice the work against two of 128x128), plain calls (what was measured).
-        if constexpr (!detail::has_epilogue<Args>) {
-          if (!wide_round && wide < std::min({balanced, tall, medium, split_tail, narrow})) {
-            if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
-              return visit(Pick<HopperTall, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but 256x128 "
-                                                  "tiles cost less than every other width (rounds x work / speed): "
-                                                  "persistent warp-specialised wgmma kernel, 256x128 tiles, TMA stores");
-            return visit(Pick<Hopper, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but they cost less "
-                                            "than every other width (rounds x work / speed): persistent "
-                                            "warp-specialised wgmma kernel, 128x256 tiles, TMA stores");
-          }
+        // of twice the work against two of 128x128), plain and fused calls alike (both measured).
+        if (!wide_round && wide < std::min({balanced, tall, medium, split_tail, narrow})) {
+          if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
+            return visit(Pick<HopperTall, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but 256x128 "
+                                                "tiles cost less than every other width (rounds x work / speed): "
+                                                "persistent warp-specialised wgmma kernel, 256x128 tiles, TMA stores");
+          return visit(Pick<Hopper, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but they cost less "
+                                          "than every other width (rounds x work / speed): persistent "
+                                          "warp-specialised wgmma kernel, 128x256 tiles, TMA stores");
         }
       }
       if (wide_round) {

@@ -618,9 +618,9 @@ TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of 
   // With a fused epilogue as without (its epilogue under the cooperative schedule, whole rounds).
   CHECK(fused.status == Status::Success);
   CHECK(has(fused.composition, "BlockTile<128,96>"));
-  // Within a round, plain calls: 640 x 2048 x 4992 NT is 80 tiles of 128x128 (0.61 of a round) and
-  // 110 of 128x96, one round each, of 0.75 the work: 128x96. Not where 128x64 tiles make one round
-  // too (1792 x 576: 126 of them), with B row-major, or with a fused epilogue (not measured).
+  // Within a round: 640 x 2048 x 4992 NT is 80 tiles of 128x128 (0.61 of a round) and 110 of
+  // 128x96, one round each, of 0.75 the work: 128x96, with a fused epilogue too. Not where 128x64
+  // tiles make one round too (1792 x 576: 126 of them), nor with B row-major.
   CHECK(has(plan_nn<bf16>(kH100, 640, 2048, 4992, Op::N, Op::T).composition, "BlockTile<128,96>"));
   CHECK(has(plan_nn<bf16>(kH100, 640, 2048, 4992, Op::T, Op::T).reason, "narrow_few_above"));
   CHECK(has(plan_nn<bf16>(kH100, 1792, 576, 4992, Op::N, Op::T).composition, "BlockTile<128,64>"));
@@ -630,7 +630,7 @@ TEST_CASE("the default plan takes 128x96 tiles where they balance the rounds of 
   const gemm::Plan fused_few = gemm::plan<bf16>(kH100, Op::N, Op::T, 640, 2048, 4992, 1, ptr<bf16>(), 4992,
                                                 ptr<bf16>(), 4992, 0, nullptr, 2048, gelu_few);
   CHECK(fused_few.status == Status::Success);
-  CHECK(!has(fused_few.composition, "BlockTile<128,96>"));
+  CHECK(has(fused_few.composition, "BlockTile<128,96>"));
   // Fewer tiles than a round (512 x 576 x 7168: 24) split k on 128x128 tiles instead; large squares
   // keep their wide tiles.
   CHECK(has(plan_nn<bf16>(kH100, 512, 576, 7168, Op::N, Op::T).composition, "BlockTile<128,128>"));
@@ -849,9 +849,13 @@ TEST_CASE("the default plan's thresholds scale with the SM count", "[host][plan]
   CHECK(has(plan_nn<bf16>(kH100Pcie, 2048, 2048, 2048).reason, "tail split"));
   // 1120 x 3584 x 1472 NT: 126 tiles of 128x256, short of wide_tiles rounds, but one round of twice
   // the work (1.89) against two of 128x128 (252 tiles: 2), 128x192 (171: 2.91) and 128x96 (342:
-  // 2.59): 128x256, plain calls only.
+  // 2.59): 128x256, with a fused epilogue too.
   CHECK(has(plan_nn<bf16>(kH100, 1120, 3584, 1472, Op::N, Op::T).composition, "BlockTile<128,256>"));
   CHECK(has(plan_nn<bf16>(kH100, 1120, 3584, 1472, Op::N, Op::T).reason, "cost less than every other width"));
+  const gemm::Epilogue<bf16, gemm::act::GeluTanh, bf16> gelu_wide{ptr<bf16>(), 3584, ptr<bf16>(), gemm::BiasKind::PerColumn};
+  CHECK(has(gemm::plan<bf16>(kH100, Op::N, Op::T, 1120, 3584, 1472, 1, ptr<bf16>(), 1472, ptr<bf16>(), 1472, 0, nullptr,
+                             3584, gelu_wide).composition,
+            "BlockTile<128,256>"));
   // 2048 x 4096: 256 wide tiles, two rounds on 132 SMs (128x256), three on 114, where 512 tiles of
   // 128x128 take five half-size ones (medium_vs_wide_rounds, k >= 2048: 128x128), and 352 of 128x192
   // four (5.83 against 5). With k = 1536, too short for the medium rule (and too long for the
