@@ -757,6 +757,8 @@ struct Tuned : Named<Tuned> {
                                             "per operand");
     } else {
       const auto rounds = [&](long long t) { return detail::ceil_div(t, static_cast<long long>(dev.sms)); };
+      // The wide tile on its side (256x128) takes fewer rounds than 128x256 (a ragged n).
+      const auto tall_takes_fewer_rounds = [&] { return rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)); };
       if constexpr (Args::kBatching == Batch::None && !std::is_same_v<T, tf32x3>) {
         if (args.m <= r.decode_max_m)
           return visit(Pick<HopperDecode, T>{}, "sm_90, m <= decode_max_m (decode): persistent wgmma kernel, 64x128 tiles of "
@@ -840,7 +842,7 @@ struct Tuned : Named<Tuned> {
         // 128x256 tiles short of wide_tiles rounds where they cost the least of every width (one round
         // of twice the work against two of 128x128), plain and fused calls alike (both measured).
         if (!wide_round && wide < std::min({balanced, tall, medium, split_tail, narrow})) {
-          if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
+          if (tall_takes_fewer_rounds())
             return visit(Pick<HopperTall, T>{}, "sm_90, fewer 128x256 tiles than wide_tiles rounds, but 256x128 "
                                                 "tiles cost less than every other width (rounds x work / speed): "
                                                 "persistent warp-specialised wgmma kernel, 256x128 tiles, TMA stores");
@@ -884,7 +886,7 @@ struct Tuned : Named<Tuned> {
                                                     "TMA stores");
         }
         if constexpr (!std::is_same_v<T, tf32x3>) {  // (3xTF32's promoted tiles are at most 128 wide and tall)
-          if (rounds(batch_tiles(args, 256, 128)) < rounds(tiles(256)))
+          if (tall_takes_fewer_rounds())
             return visit(Pick<HopperTall, T>{}, "sm_90, 128x256 tiles fill wide_tiles rounds, but 256x128 tiles take fewer "
                                                 "rounds of the SMs (a ragged n): persistent warp-specialised wgmma "
                                                 "kernel, 256x128 tiles, TMA stores");

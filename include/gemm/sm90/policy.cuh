@@ -235,7 +235,7 @@ struct HopperSplitK {
   // The cost of a tail split's round in k blocks: a slice's, and the fixup's.
   static int tail_round_blocks(int k_blocks, int slices) {
     return detail::ceil_div(k_blocks, slices) + kTailSliceBlocks * slices +
-           (slices >= kTailSeparateFrom ? kTailFixedBlocks : kTailLastBlockBlocks);
+           (separate(slices, /*tail=*/true) ? kTailFixedBlocks : kTailLastBlockBlocks);
   }
 
   // Slices per tile for `tiles` tiles of k_blocks k blocks on `sms` SMs: the most that keep every
