@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the GPU test suite on a machine with a GPU (no CMake or Catch2 needed):
 #   1. build-gpu/test/gemm_gpu_tests                (stop here if it fails)
-#   2. compute-sanitizer --tool memcheck
+#   2. compute-sanitizer --tool memcheck --leak-check full
 #   3. compute-sanitizer --tool racecheck --racecheck-report all
 #   4. compute-sanitizer --tool synccheck
 # then print a PASS/FAIL summary with timings; exits non-zero if a step failed.
@@ -10,7 +10,7 @@
 #   GEMM_SANITIZER_ARGS='"[gemm]~[slow]"' scripts/run-gpu-suite.sh
 #   GEMM_SANITIZERS="memcheck synccheck" GEMM_SKIP_TESTS=1 scripts/run-gpu-suite.sh   # some tools only
 #
-# GEMM_SANITIZER_ARGS: extra arguments for the test binary under the sanitizers
+# GEMM_SANITIZER_ARGS: the arguments for the test binary under the sanitizers (default "~[overlap]")
 # (e.g. a Catch2 test filter); shell quoting is honoured, globbing is not.
 set -uo pipefail
 
@@ -22,7 +22,9 @@ fi
 bin="$build_dir/test/gemm_gpu_tests"
 [ -x "$bin" ] || { echo "error: $bin not found; build it with scripts/build-gpu-suite.sh" >&2; exit 2; }
 
-extra=()
+# Default under the sanitizers: every test but [overlap], which checks that a dependent kernel
+# starts before the kernel it waits for ends; the sanitizers run kernels one at a time.
+extra=("~[overlap]")
 if [ -n "${GEMM_SANITIZER_ARGS:-}" ]; then
   set -f
   eval "extra=(${GEMM_SANITIZER_ARGS})"
@@ -94,6 +96,8 @@ else
     case "$tool" in
       racecheck) run_step racecheck env GEMM_TEST_QUICK=1 "$sanitizer" --tool racecheck --racecheck-report all \
                    --error-exitcode 1 "$bin" "${extra[@]}" ;;
+      memcheck) run_step memcheck env GEMM_TEST_QUICK=1 "$sanitizer" --tool memcheck --leak-check full \
+                  --error-exitcode 1 "$bin" "${extra[@]}" ;;
       *) run_step "$tool" env GEMM_TEST_QUICK=1 "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin" "${extra[@]}" ;;
     esac
   done

@@ -122,8 +122,11 @@ TEST_CASE("a call waits for a previous kernel that lets it start early", "[gpu][
   }
 }
 
+// [overlap]: under compute-sanitizer kernels run one at a time, so this premise cannot hold there
+// (scripts/run-gpu-suite.sh leaves it out of the sanitizer passes); the test above still checks the
+// kernels' results.
 TEST_CASE("the early-signalling kernel does start its dependents early (the test above can fail)",
-          "[gpu][dependent]") {
+          "[gpu][dependent][overlap]") {
   if (!gemm_test::hopper_runs_here()) return;
   // A dependent kernel that reads before its wait reads what was there before the copy: the overlap
   // the test above relies on is real on this device.
