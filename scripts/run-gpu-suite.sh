@@ -7,8 +7,18 @@
 # then print a PASS/FAIL summary with timings; exits non-zero if a step failed.
 #
 #   scripts/run-gpu-suite.sh [build-dir]            # default: build-gpu
-#   GEMM_SANITIZER_ARGS='"[gemm]~[slow]"' scripts/run-gpu-suite.sh
+#   GEMM_SANITIZER_ARGS='"[gemm]~[slow]~[overlap]"' scripts/run-gpu-suite.sh
 #   GEMM_SANITIZERS="memcheck synccheck" GEMM_SKIP_TESTS=1 scripts/run-gpu-suite.sh   # some tools only
+#
+#   GEMM_SUITE_JOBS=8 GEMM_SUITE_TIMEOUT=500 scripts/run-gpu-suite.sh          # by test file, 8 at a time
+#
+# GEMM_SUITE_JOBS=N (N > 1): each step runs the binary once per test file (test/gpu/*_test.cu,
+# selected by Catch2's file tags), N processes at a time, a log per file and step in
+# GEMM_SUITE_LOGS (default BUILD_DIR/suite-logs); the files that read the device's free memory or
+# time launches (host, workspace, dependent_launch) run alone after the others. The suite has grown
+# past one sitting under racecheck; on a machine of many cores the files' host references and the
+# sanitizers' instrumentation run side by side. GEMM_SUITE_TIMEOUT=S stops each process after S
+# seconds (exit 124: the file shows as failed, its log ends where it was stopped).
 #
 # GEMM_SANITIZER_ARGS: the arguments for the test binary under the sanitizers (default "~[overlap]")
 # (e.g. a Catch2 test filter); shell quoting is honoured, globbing is not.
@@ -37,6 +47,53 @@ sanitizer="$(gemm_find_sanitizer)"
 
 names=() results=() times=()
 failed=0
+
+jobs="${GEMM_SUITE_JOBS:-1}"
+logs="${GEMM_SUITE_LOGS:-$build_dir/suite-logs}"
+timeout_s="${GEMM_SUITE_TIMEOUT:-}"
+alone_files=" dependent_launch_test host_test workspace_test "
+
+# by_file STEP FILTER_COUNT FILTER... PREFIX...: the binary once per test file, $jobs at a time
+# (PREFIX: the sanitizer's command line, or nothing); prints each file that failed.
+by_file() {
+  local step="$1" nfilter="$2"
+  shift 2
+  local filter=("${@:1:$nfilter}")
+  shift "$nfilter"
+  local together=() alone=() f
+  for f in "$root"/test/gpu/*_test.cu; do
+    f="$(basename "$f" .cu)"
+    if [[ "$alone_files" == *" $f "* ]]; then alone+=("$f"); else together+=("$f"); fi
+  done
+  mkdir -p "$logs"
+  rm -f "$logs/${step}_"*.rc
+  local limit=()
+  [ -n "$timeout_s" ] && limit=(timeout -s INT "$timeout_s")
+  # One FILE: its log, and its exit status in FILE's .rc file.
+  run_one() {
+    local name="$1"
+    shift
+    ( "${limit[@]}" "$@" "$bin" -# "[#$name]" "${filter[@]}" -d yes > "$logs/${step}_$name.log" 2>&1
+      echo $? > "$logs/${step}_$name.rc" )
+  }
+  for f in "${together[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 1; done
+    run_one "$f" "$@" &
+  done
+  wait
+  for f in "${alone[@]}"; do run_one "$f" "$@"; done
+  local rc=0 code
+  for f in "${together[@]}" "${alone[@]}"; do
+    code="exit $(cat "$logs/${step}_$f.rc" 2>/dev/null || echo missing)"
+    # (Catch2 exits 0 when no test case matches: a file the binary was not built with.)
+    grep -q "^No test cases matched" "$logs/${step}_$f.log" 2>/dev/null && code="no test case of it in the binary"
+    if [ "$code" != "exit 0" ]; then
+      echo "$step: $f failed ($code; $logs/${step}_$f.log)"
+      rc=1
+    fi
+  done
+  return "$rc"
+}
 
 # run_step NAME COMMAND...
 run_step() {
@@ -76,7 +133,11 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 
 if [ -n "${GEMM_SKIP_TESTS:-}" ]; then
   echo "GEMM_SKIP_TESTS set: not running the plain test pass"
-elif ! run_step tests "$bin"; then
+elif [ "$jobs" -gt 1 ] && ! run_step tests by_file tests 0; then
+  echo "gemm_gpu_tests failed; not running the sanitizers" >&2
+  summary
+  exit 1
+elif [ "$jobs" -le 1 ] && ! run_step tests "$bin"; then
   echo "gemm_gpu_tests failed; not running the sanitizers" >&2
   summary
   exit 1
@@ -93,6 +154,13 @@ else
   # see test/gpu/check.cuh): every kernel and path still runs, on fewer shapes.
   tools="${GEMM_SANITIZERS:-memcheck racecheck synccheck}"
   for tool in $tools; do
+    if [ "$jobs" -gt 1 ]; then
+      opts=(--tool "$tool" --error-exitcode 1)
+      [ "$tool" = memcheck ] && opts+=(--leak-check full)
+      [ "$tool" = racecheck ] && opts+=(--racecheck-report all)
+      run_step "$tool" by_file "$tool" "${#extra[@]}" "${extra[@]}" env GEMM_TEST_QUICK=1 "$sanitizer" "${opts[@]}"
+      continue
+    fi
     case "$tool" in
       racecheck) run_step racecheck env GEMM_TEST_QUICK=1 "$sanitizer" --tool racecheck --racecheck-report all \
                    --error-exitcode 1 "$bin" "${extra[@]}" ;;
