@@ -54,7 +54,9 @@ timeout_s="${GEMM_SUITE_TIMEOUT:-}"
 alone_files=" dependent_launch_test host_test workspace_test "
 
 # by_file STEP FILTER_COUNT FILTER... PREFIX...: the binary once per test file, $jobs at a time
-# (PREFIX: the sanitizer's command line, or nothing); prints each file that failed.
+# (PREFIX: the sanitizer's command line, or nothing); prints each file that failed. (Called through
+# run_step, which shellcheck does not follow.)
+# shellcheck disable=SC2317
 by_file() {
   local step="$1" nfilter="$2"
   shift 2
