@@ -1155,29 +1155,45 @@ void print_shape_space_summary(const Options& opt) {
   json += "},\n  \"summary\": [\n";
   std::printf("\n## shape space: Tuned / cuBLAS (%s; HBM %.0f GB/s measured; median of paired repetitions)\n\n",
               device_summary().c_str(), hbm * 1e-9);
-  std::printf("| type | class | shapes | geometric mean | worst | worst shape | median roofline fraction |\n");
-  std::printf("|---|---|---:|---:|---:|---|---:|\n");
+  std::printf("| type | class | shapes | geometric mean | worst | worst shape | median roofline fraction | "
+              "HBM fraction, median / lowest |\n");
+  std::printf("|---|---|---:|---:|---:|---|---:|---:|\n");
+  // The classes, all shapes, and two bands of decode that the targets name: up to 64 tokens (against
+  // cuBLAS) and up to 16 (against HBM bandwidth).
+  struct Group {
+    std::string name, cls;
+    int max_m;
+  };
+  std::vector<Group> cls;
+  for (const std::string& c : groups) cls.push_back({c, c, 0});
+  cls.push_back({"decode, m <= 64", "decode", 64});
+  cls.push_back({"decode, m <= 16", "decode", 16});
+  cls.push_back({"all", "", 0});
   bool first_entry = true;
   for (const std::string& type : types) {
-    std::vector<std::string> cls = groups;
-    cls.push_back("all");
-    for (const std::string& c : cls) {
-      std::vector<double> ratios, roof;
+    for (const Group& g : cls) {
+      std::vector<double> ratios, roof, hbm_fractions;
       const SpaceRow* worst = nullptr;
       for (const SpaceRow& row : rows) {
-        if (row.r->type != type || (c != "all" && row.r->cls != c)) continue;
+        if (row.r->type != type || (!g.cls.empty() && row.r->cls != g.cls)) continue;
+        if (g.max_m > 0 && row.r->shape.m > g.max_m) continue;
         ratios.push_back(row.ratio);
         roof.push_back(row.roofline);
+        hbm_fractions.push_back(row.hbm_fraction);
         if (!worst || row.ratio < worst->ratio) worst = &row;
       }
       if (ratios.empty()) continue;
       const std::string worst_shape = worst->r->shape_column();
-      std::printf("| %s | %s | %zu | %.3f | %.3f | %s (%s) | %.2f |\n", type.c_str(), c.c_str(), ratios.size(),
-                  geomean(ratios), worst->ratio, worst_shape.c_str(), worst->r->source.c_str(), median(roof));
+      const double lowest_hbm = *std::min_element(hbm_fractions.begin(), hbm_fractions.end());
+      std::printf("| %s | %s | %zu | %.3f | %.3f | %s (%s) | %.2f | %.2f / %.2f |\n", type.c_str(), g.name.c_str(),
+                  ratios.size(), geomean(ratios), worst->ratio, worst_shape.c_str(), worst->r->source.c_str(),
+                  median(roof), median(hbm_fractions), lowest_hbm);
       json += fmt("%s    {\"type\": \"%s\", \"class\": \"%s\", \"shapes\": %zu, \"geomean\": %.4f, \"worst\": %.4f, "
-                  "\"worst_shape\": \"%s\", \"worst_source\": \"%s\", \"median_roofline_fraction\": %.4f}",
-                  first_entry ? "" : ",\n", type.c_str(), c.c_str(), ratios.size(), geomean(ratios), worst->ratio,
-                  worst_shape.c_str(), json_escape(worst->r->source).c_str(), median(roof));
+                  "\"worst_shape\": \"%s\", \"worst_source\": \"%s\", \"median_roofline_fraction\": %.4f, "
+                  "\"median_hbm_fraction\": %.4f, \"lowest_hbm_fraction\": %.4f}",
+                  first_entry ? "" : ",\n", type.c_str(), g.name.c_str(), ratios.size(), geomean(ratios),
+                  worst->ratio, worst_shape.c_str(), json_escape(worst->r->source).c_str(), median(roof),
+                  median(hbm_fractions), lowest_hbm);
       first_entry = false;
     }
   }

@@ -519,11 +519,15 @@ def plot_shape_space(space, typ, path):
 
 
 def shape_space_markdown(space):
-    out = ["| type | class | shapes | geometric mean | worst | worst shape | median roofline fraction |",
-           "| --- | --- | ---: | ---: | ---: | --- | ---: |"]
+    out = ["| type | class | shapes | geometric mean | worst | worst shape | median roofline fraction "
+           "| HBM fraction, median / lowest |",
+           "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: |"]
     for e in space["summary"]:
+        # (Summaries written before the HBM fractions were added have none.)
+        hbm = (f"{e['median_hbm_fraction']:.2f} / {e['lowest_hbm_fraction']:.2f}"
+               if "median_hbm_fraction" in e else "")
         out.append(f"| {e['type']} | {e['class']} | {e['shapes']} | {e['geomean']:.3f} | {e['worst']:.3f} | "
-                   f"{e['worst_shape']} ({e['worst_source']}) | {e['median_roofline_fraction']:.2f} |")
+                   f"{e['worst_shape']} ({e['worst_source']}) | {e['median_roofline_fraction']:.2f} | {hbm} |")
     return "\n".join(out) + "\n"
 
 
