@@ -133,13 +133,12 @@ summary() {
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
 
+# The plain pass: the binary once, or once per test file.
+plain=("$bin")
+[ "$jobs" -gt 1 ] && plain=(by_file tests 0)
 if [ -n "${GEMM_SKIP_TESTS:-}" ]; then
   echo "GEMM_SKIP_TESTS set: not running the plain test pass"
-elif [ "$jobs" -gt 1 ] && ! run_step tests by_file tests 0; then
-  echo "gemm_gpu_tests failed; not running the sanitizers" >&2
-  summary
-  exit 1
-elif [ "$jobs" -le 1 ] && ! run_step tests "$bin"; then
+elif ! run_step tests "${plain[@]}"; then
   echo "gemm_gpu_tests failed; not running the sanitizers" >&2
   summary
   exit 1
@@ -156,20 +155,14 @@ else
   # see test/gpu/check.cuh): every kernel and path still runs, on fewer shapes.
   tools="${GEMM_SANITIZERS:-memcheck racecheck synccheck}"
   for tool in $tools; do
+    opts=(--tool "$tool" --error-exitcode 1)
+    [ "$tool" = memcheck ] && opts+=(--leak-check full)
+    [ "$tool" = racecheck ] && opts+=(--racecheck-report all)
     if [ "$jobs" -gt 1 ]; then
-      opts=(--tool "$tool" --error-exitcode 1)
-      [ "$tool" = memcheck ] && opts+=(--leak-check full)
-      [ "$tool" = racecheck ] && opts+=(--racecheck-report all)
       run_step "$tool" by_file "$tool" "${#extra[@]}" "${extra[@]}" env GEMM_TEST_QUICK=1 "$sanitizer" "${opts[@]}"
-      continue
+    else
+      run_step "$tool" env GEMM_TEST_QUICK=1 "$sanitizer" "${opts[@]}" "$bin" "${extra[@]}"
     fi
-    case "$tool" in
-      racecheck) run_step racecheck env GEMM_TEST_QUICK=1 "$sanitizer" --tool racecheck --racecheck-report all \
-                   --error-exitcode 1 "$bin" "${extra[@]}" ;;
-      memcheck) run_step memcheck env GEMM_TEST_QUICK=1 "$sanitizer" --tool memcheck --leak-check full \
-                  --error-exitcode 1 "$bin" "${extra[@]}" ;;
-      *) run_step "$tool" env GEMM_TEST_QUICK=1 "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin" "${extra[@]}" ;;
-    esac
   done
 fi
 
