@@ -15,16 +15,15 @@
 #   ptxas-guard.sh [--check-spills] COMPILER ARGS...
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-check_spills=0
+spill_check=0
 if [ "${1:-}" = --check-spills ]; then
-  check_spills=1
+  spill_check=1
   shift
 fi
+case " $* " in *" -O0 "*) spill_check=0 ;; esac
 allow="$here/ptxas-spills.txt"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-spill_check=$check_spills
-case " $* " in *" -O0 "*) spill_check=0 ;; esac
 if [ "$spill_check" = 1 ]; then
   "$@" -Xptxas -warn-spills >"$log" 2>&1
 else
