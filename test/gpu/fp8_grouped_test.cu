@@ -396,6 +396,9 @@ TEST_CASE("FP8 grouped contiguous GEMM: every scale mode, ragged groups, against
     c = gemm_test::contiguous(counts, 3, 0, 256, 512, mode);
     c.pad_c = 8;
     gemm_test::run_fp8_grouped<E4M3, bf16>(c);
+    // Groups starting at every row modulo 4, the last one ending at A's last row; k of 8 scale blocks.
+    c = gemm_test::contiguous({1, 130, 2, 255, 3, 0, 129, 63}, 1, 0, 264, 1000, mode);
+    gemm_test::run_fp8_grouped<E4M3, bf16>(c);
   }
 }
 
@@ -408,6 +411,9 @@ TEST_CASE("FP8 grouped masked GEMM: every scale mode, the first counts[g] rows o
     c = gemm_test::masked({130, 5, 0, 256}, 256, 392, 136, mode);
     c.alpha = -1.5, c.beta = 0.5;
     gemm_test::run_fp8_grouped<E4M3, float>(c);
+    // Groups of a whole tile and more, k of 4 scale blocks.
+    c = gemm_test::masked({0, 17, 128, 1, 131}, 132, 264, 512, mode);
+    gemm_test::run_fp8_grouped<E4M3, bf16>(c);
   }
 }
 

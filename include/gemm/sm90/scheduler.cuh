@@ -138,7 +138,11 @@ struct GroupedScheduler {
         units(params.units),
         claims(params.claims),
         queue(queue_),
-        count(params.units[params.batch]) {}
+        count(0) {}
+  // The unit count the counting kernel wrote: read once the previous grid is waited for (the rest
+  // of the scheduler is built before that wait: cooperative_kernel).
+  template <class Args>
+  __device__ void read_count(const Args& params) { count = params.units[params.batch]; }
 
   // The claiming thread publishes each unit it takes (one past the last, count or more, ends every
   // role's walk); the others read them in turn.
