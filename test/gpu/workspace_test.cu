@@ -110,25 +110,28 @@ TEST_CASE("a caller's workspace replaces the pool; one too small is refused befo
   CHECK(pool_attribute(cudaMemPoolAttrUsedMemHigh) >= plan.workspace_bytes);
 }
 
-TEST_CASE("staged calls replay from a CUDA graph, with the pool or a caller's workspace", "[gpu][workspace]") {
+// Captured before any uncaptured call: run alone (ctest's gpu_tests.captured_first), the first capture
+// is its process's first staging call, made before the library's scratch pool exists (none can be
+// created during a capture; the device's default pool serves it). In the whole suite the pool exists.
+TEST_CASE("staged calls captured into CUDA graphs (the first before any other call) replay with the pool or a "
+          "caller's workspace",
+          "[gpu][workspace][graph][captured_first]") {
   if (!gemm_test::is_sm90()) {
     WARN("skipped: staging runs on sm_90 only");
     return;
   }
   OddProblem p;
-  p.poison_c();
-  REQUIRE(p.call() == gemm::Status::Success);
-  const auto expected = p.bits();
   const gemm::Plan plan = p.plan();
+  REQUIRE(plan.workspace_bytes > 0);  // (the call takes scratch memory)
   gemm_test::DeviceBuffer<unsigned char> buffer(plan.workspace_bytes);
-
   cudaStream_t stream;
   CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  for (bool caller_buffer : {false, true}) {
+  cudaGraph_t graphs[2];
+  cudaGraphExec_t execs[2];
+  for (const bool caller_buffer : {false, true}) {
     INFO("caller's workspace: " << caller_buffer);
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    CUDA_REQUIRE(cudaStreamBeginCapture(stream, caller_buffer ? cudaStreamCaptureModeThreadLocal
+                                                              : cudaStreamCaptureModeGlobal));
     gemm::Status s;
     if (caller_buffer) {
       gemm::CallerWorkspace workspace(buffer.ptr, plan.workspace_bytes);
@@ -136,17 +139,23 @@ TEST_CASE("staged calls replay from a CUDA graph, with the pool or a caller's wo
     } else {
       s = p.call(stream);  // allocation and free nodes in the graph
     }
-    CUDA_REQUIRE(cudaStreamEndCapture(stream, &graph));
+    CUDA_REQUIRE(cudaStreamEndCapture(stream, &graphs[caller_buffer]));
     REQUIRE(s == gemm::Status::Success);
-    CUDA_REQUIRE(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_REQUIRE(cudaGraphInstantiate(&execs[caller_buffer], graphs[caller_buffer], 0));
+  }
+  p.poison_c();
+  REQUIRE(p.call() == gemm::Status::Success);
+  const auto expected = p.bits();
+  for (const bool caller_buffer : {false, true}) {
+    INFO("caller's workspace: " << caller_buffer);
     for (int replay = 0; replay < 3; ++replay) {
       p.poison_c();
-      CUDA_REQUIRE(cudaGraphLaunch(exec, stream));
+      CUDA_REQUIRE(cudaGraphLaunch(execs[caller_buffer], stream));
       CUDA_REQUIRE(cudaStreamSynchronize(stream));
       CHECK(p.bits() == expected);
     }
-    CUDA_REQUIRE(cudaGraphExecDestroy(exec));
-    CUDA_REQUIRE(cudaGraphDestroy(graph));
+    CUDA_REQUIRE(cudaGraphExecDestroy(execs[caller_buffer]));
+    CUDA_REQUIRE(cudaGraphDestroy(graphs[caller_buffer]));
   }
   CUDA_REQUIRE(cudaStreamDestroy(stream));
 }

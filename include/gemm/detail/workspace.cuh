@@ -61,6 +61,10 @@ class ScratchPools {
     out = pools_[device].load(std::memory_order_relaxed);
     return Status::Success;
   }
+  // The device's pool if it exists already (nullptr if not: nothing is created).
+  cudaMemPool_t existing(int device) const {
+    return device >= 0 && device < kMax ? pools_[device].load(std::memory_order_acquire) : nullptr;
+  }
   // Applies the limit to the pools that exist; release = true also trims them to it now.
   void set_limit(unsigned long long keep, bool release) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -81,6 +85,32 @@ class ScratchPools {
 inline ScratchPools& scratch_pools() {
   static ScratchPools* pools = new ScratchPools;
   return *pools;
+}
+
+// The pool a call's scratch comes from: the device's library pool; or, while the call's stream is
+// being captured into a graph before that pool exists (a process's first staging call made inside
+// a capture), the device's default pool. No pool can be created during a capture (the attempt
+// fails and invalidates the capture), and an allocation captured from either pool is the graph's own
+// memory, made with the pool's properties: device memory on this device, the same for both.
+inline Status scratch_pool_for(int device, cudaStream_t stream, cudaMemPool_t& out) {
+  if (cudaMemPool_t pool = scratch_pools().existing(device)) {
+    out = pool;
+    return Status::Success;
+  }
+  // (The legacy default stream is never captured, and querying it during another stream's capture
+  // would be an implicit synchronisation.)
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (stream != nullptr && cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    cudaGetLastError();  // (not a capture we can see: as before, the pool is created)
+    capture = cudaStreamCaptureStatusNone;
+  }
+  if (capture != cudaStreamCaptureStatusNone) {
+    if (cudaError_t err = cudaDeviceGetDefaultMemPool(&out, device); err != cudaSuccess) {
+      return record(err, Status::CudaError);
+    }
+    return Status::Success;
+  }
+  return scratch_pools().get(device, out);
 }
 }  // namespace detail
 
@@ -175,7 +205,7 @@ class StreamWorkspace {
     out = nullptr;
     if (count == 0) return Status::Success;
     cudaMemPool_t pool = nullptr;
-    if (Status s = scratch_pools().get(device_, pool); s != Status::Success) return s;
+    if (Status s = scratch_pool_for(device_, stream_, pool); s != Status::Success) return s;
     const cudaError_t err = cudaMallocFromPoolAsync(&block_, count * sizeof(T), pool, stream_);
     if (err != cudaSuccess) {
       cudaGetLastError();
