@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run the GPU test suite on a machine with a GPU (no CMake or Catch2 needed):
-#   1. build-gpu/test/gemm_gpu_tests                (stop here if it fails)
+#   1. build-gpu/test/gemm_gpu_tests                (stop here if it fails), and its
+#      [captured_first] case alone (a graph capture as its process's first call)
 #   2. compute-sanitizer --tool memcheck --leak-check full
 #   3. compute-sanitizer --tool racecheck --racecheck-report all
 #   4. compute-sanitizer --tool synccheck
@@ -124,10 +125,10 @@ run_step() {
 summary() {
   echo
   echo "=== GPU suite summary ($bin)"
-  printf '%-12s %-20s %8s\n' step result seconds
+  printf '%-15s %-20s %8s\n' step result seconds
   local i
   for i in "${!names[@]}"; do
-    printf '%-12s %-20s %8s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
+    printf '%-15s %-20s %8s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
   done
 }
 
@@ -142,6 +143,9 @@ elif ! run_step tests "${plain[@]}"; then
   echo "gemm_gpu_tests failed; not running the sanitizers" >&2
   summary
   exit 1
+else
+  # One case alone, so that its capture is its process's first call (ctest: gpu_tests.captured_first).
+  run_step captured_first "$bin" "[captured_first]"
 fi
 
 if [ -z "$sanitizer" ]; then
