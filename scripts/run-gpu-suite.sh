@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the GPU test suite on a machine with a GPU (no CMake or Catch2 needed):
 #   1. build-gpu/test/gemm_gpu_tests                (stop here if it fails), and its
-#      [captured_first] case alone (a graph capture as its process's first call)
+#      [captured_first] cases each alone (a graph capture as its process's first call)
 #   2. compute-sanitizer --tool memcheck --leak-check full
 #   3. compute-sanitizer --tool racecheck --racecheck-report all
 #   4. compute-sanitizer --tool synccheck
@@ -144,8 +144,10 @@ elif ! run_step tests "${plain[@]}"; then
   summary
   exit 1
 else
-  # One case alone, so that its capture is its process's first call (ctest: gpu_tests.captured_first).
-  run_step captured_first "$bin" "[captured_first]"
+  # Cases alone, so that each capture is its process's first call (ctest: gpu_tests.captured_first,
+  # gpu_tests.grouped_captured_first).
+  run_step captured_first "$bin" "[captured_first][workspace]"
+  run_step grouped_first "$bin" "[captured_first][grouped]"
 fi
 
 if [ -z "$sanitizer" ]; then

@@ -36,9 +36,10 @@
 // bytes). Offsets and counts on the device cannot be checked there: the kernels clamp them into the
 // buffers (negative or decreasing offsets, rows past total_rows or max_rows), so nothing outside the
 // buffers is read or written, and set a flag that gemm::grouped_status() turns into
-// Status::InvalidGroupRows (the first call of a process allocates that flag: make it before capturing).
+// Status::InvalidGroupRows (the flag is host memory: a first call inside a graph capture is fine).
 #include <cuda_runtime.h>
 #include <climits>
+#include <mutex>
 #include "args.cuh"
 #include "detail/batch.cuh"
 #include "detail/launch.cuh"
@@ -54,34 +55,55 @@
 namespace gemm {
 namespace detail {
 
-// The flag the grouped kernels set when a group's rows were out of range: one word of device memory
-// per device, allocated at the first grouped call and freed when the program ends.
+// The flag the grouped kernels set when a group's rows were out of range: one word per device of
+// mapped, page-locked host memory, allocated at the first grouped call and freed when the program
+// ends. Host memory, so that neither making it nor zeroing it is an operation on a stream: a
+// process's first grouped call may be made inside a CUDA graph capture, where a legacy-stream
+// cudaMemset (or cudaMemcpy) would invalidate the capture. The kernels only ever store 1 into it
+// (only on bad input: one write across PCIe), grouped_status reads and clears it from the host.
 struct GroupedErrorFlags {
+  std::mutex mu;
   unsigned* flags[64] = {};
   ~GroupedErrorFlags() {
     for (unsigned* p : flags)
-      if (p != nullptr) cudaFree(p);  // (at exit: an error here has no one to report to)
+      if (p != nullptr) cudaFreeHost(p);  // (at exit: an error here has no one to report to)
   }
 };
-inline Status grouped_error_flag(int device, unsigned*& flag) {
+inline GroupedErrorFlags& grouped_error_flags() {
   static GroupedErrorFlags all;
-  unsigned** flags = all.flags;
+  return all;
+}
+inline Status grouped_error_flag(int device, unsigned*& flag) {
   if (device < 0 || device >= 64) return Status::NoDevice;
-  if (flags[device] == nullptr) {
+  GroupedErrorFlags& all = grouped_error_flags();
+  std::lock_guard<std::mutex> lock(all.mu);
+  if (all.flags[device] == nullptr) {
+    // A capture in the global mode (this thread's or another's) forbids "potentially unsafe" calls
+    // such as allocations; this one does not touch any stream, so the thread's mode is relaxed around it.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    if (cudaError_t err = cudaThreadExchangeStreamCaptureMode(&mode); err != cudaSuccess) {
+      cudaGetLastError();
+      return record(err, Status::CudaError);
+    }
     unsigned* p = nullptr;
-    if (cudaError_t err = cudaMalloc(&p, sizeof(unsigned)); err != cudaSuccess) {
+    const cudaError_t err = cudaHostAlloc(&p, sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable);
+    cudaThreadExchangeStreamCaptureMode(&mode);  // (back to the caller's mode)
+    if (err != cudaSuccess) {
       cudaGetLastError();
       return record(err, Status::CudaError);
     }
-    if (cudaError_t err = cudaMemset(p, 0, sizeof(unsigned)); err != cudaSuccess) {
-      cudaGetLastError();
-      cudaFree(p);
-      return record(err, Status::CudaError);
-    }
-    flags[device] = p;
+    *static_cast<volatile unsigned*>(p) = 0;
+    all.flags[device] = p;
   }
-  flag = flags[device];
+  flag = all.flags[device];
   return Status::Success;
+}
+// Whether a grouped call since the flag was last cleared found rows out of range; clears it.
+inline bool take_grouped_error(unsigned* flag) {
+  volatile unsigned* word = flag;
+  const bool set = *word != 0;
+  if (set) *word = 0;
+  return set;
 }
 
 // C = beta * C over each group's rows (k == 0 or alpha == 0: no product term), rows clamped as the
@@ -94,7 +116,7 @@ __global__ void grouped_scale_c_kernel(const Args args) {
   const long long gb = batch_index();
   if (gb >= args.batch) return;
   const int g = static_cast<int>(gb);
-  if (blockIdx.x == 0 && threadIdx.x == 0 && !args.group_in_range(g)) atomicOr(args.error, 1u);
+  if (blockIdx.x == 0 && threadIdx.x == 0 && !args.group_in_range(g)) *args.error = 1u;  // (a store: every writer writes 1)
   if (args.beta == 1 && !has_epilogue<Args>) return;
   const auto entry = args.entry(g);  // (C at the group's first row, its bias)
   const long long total = static_cast<long long>(entry.m) * args.n;
@@ -361,16 +383,7 @@ inline Status grouped_status(cudaStream_t stream = 0) {
     cudaGetLastError();
     return detail::record(err, Status::CudaError);
   }
-  unsigned value = 0;
-  if (cudaError_t err = cudaMemcpy(&value, flag, sizeof(unsigned), cudaMemcpyDeviceToHost); err != cudaSuccess) {
-    cudaGetLastError();
-    return detail::record(err, Status::CudaError);
-  }
-  if (value == 0) return Status::Success;
-  if (cudaError_t err = cudaMemset(flag, 0, sizeof(unsigned)); err != cudaSuccess) {
-    cudaGetLastError();
-    return detail::record(err, Status::CudaError);
-  }
+  if (!detail::take_grouped_error(flag)) return Status::Success;
   return Status::InvalidGroupRows;
 }
 

@@ -813,20 +813,24 @@ TEST_CASE("Grouped GEMM with k = 0 or alpha = 0 and offsets or counts out of ran
 
 namespace {
 
-// Captures one call in a CUDA graph (after a first call outside it), replays it, then copies other
-// rows to the device (cudaMemcpy) and replays it again: each replay's C against the reference of
-// the rows it found. Last, rows out of range: the replay is clamped and reported once.
-void graph_replays(GroupedCase gc, const std::vector<int>& second, const std::vector<int>& bad) {
+// Captures one call in a CUDA graph (after a first call outside it, unless `captured_first`),
+// replays it, then copies other rows to the device (cudaMemcpy) and replays it again: each replay's
+// C against the reference of the rows it found. Last, rows out of range: the replay is clamped and
+// reported once.
+void graph_replays(GroupedCase gc, const std::vector<int>& second, const std::vector<int>& bad,
+                   bool captured_first = false) {
   INFO(gc.str());
   Problem<bf16, bf16> p(gc);
   cudaStream_t stream;
   CUDA_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  REQUIRE(p.call(stream) == Status::Success);
-  CUDA_REQUIRE(cudaStreamSynchronize(stream));
-  p.check(p.result());
-  REQUIRE(gemm::grouped_status(stream) == Status::Success);
-  p.reset_c();
-  CUDA_REQUIRE(cudaDeviceSynchronize());
+  if (!captured_first) {
+    REQUIRE(p.call(stream) == Status::Success);
+    CUDA_REQUIRE(cudaStreamSynchronize(stream));
+    p.check(p.result());
+    REQUIRE(gemm::grouped_status(stream) == Status::Success);
+    p.reset_c();
+    CUDA_REQUIRE(cudaDeviceSynchronize());
+  }
 
   cudaGraph_t graph;
   CUDA_REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
@@ -878,6 +882,17 @@ TEST_CASE("A grouped call captured in a CUDA graph and replayed with new offsets
   GroupedCase m = gemm_test::masked({64, 0, 1, 33}, 64, 264, 136);
   m.gap_c = 9;
   graph_replays(m, {5, 64, 0, 60}, {70, -1, 64, 3});
+}
+
+// Captured before any grouped call of the process: run alone (ctest's gpu_tests.grouped_captured_first),
+// the capture makes the process's first grouped call, which allocates the error flag and takes the
+// units table's scratch before the library's scratch pool exists. Only graph launches follow (no
+// uncaptured call), so the case means the same whichever other case of its process runs first.
+TEST_CASE("A grouped call captured as its process's first grouped call replays and reports bad rows",
+          "[gpu][grouped][graph][captured_first]") {
+  if (!gemm_test::grouped_runs_here()) return;
+  GroupedCase c = gemm_test::contiguous({97, 0, 150, 1, 139}, 3, 10, 264, 136);
+  graph_replays(c, {20, 20, 200, 201, 380, 399}, {0, 150, 120, 300, 390, 500}, true);
 }
 
 // Grouped GEMM from a host list of problems (grouped_list.cuh): any sizes, layouts and leading
