@@ -370,7 +370,9 @@ Status gemm_grouped_masked(Op op_b, int groups, int max_rows, int n, int k, floa
 }
 
 // Waits for the stream and reports whether a grouped call since the last query found offsets or
-// counts out of range (Status::InvalidGroupRows; the flag is then cleared), else Success.
+// counts out of range (Status::InvalidGroupRows; the flag is then cleared), else Success. Pass the
+// stream the calls were made on (or synchronise their streams first): the flag is read from the host
+// once this stream is done, and a call still running on another stream may not have set it yet.
 inline Status grouped_status(cudaStream_t stream = 0) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) {
